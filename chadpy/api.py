@@ -1,0 +1,182 @@
+"""The public API: `reverse`, `grad`, `value_and_grad`, `vjp`, `source` (JAX's conventions).
+
+Derivatives are built at their first use and cached per argument signature; a
+cached derivative is rebuilt if a module constant or function it used was rebound.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any
+
+from .build import Derivative, build, generate_source
+from .errors import ChadError, ChadTypeError
+from .vtypes import CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
+
+_CACHE_ATTR = "__chad_cache__"
+
+
+def _unwrap(f: Callable) -> types.FunctionType:
+    return getattr(f, "__chad_wrapped__", f)
+
+
+def _derivative(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool) -> Derivative:
+    cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
+    key = (sig, simplify)
+    d = cache.get(key)
+    if d is None or not d.watch.still_valid():
+        d = cache[key] = build(fn, sig, simplify)
+    fn.__dict__["__chad_last_sig__"] = sig
+    return d
+
+
+def _bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> list[Any]:
+    """All parameter values in order (defaults filled in)."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise ChadError(f"{fn.__name__}: {e}") from None
+    bound.apply_defaults()
+    return list(bound.arguments.values())
+
+
+def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ChadError(f"argnums {i} out of range for {nargs} positional arguments")
+    return tuple(i % nargs for i in nums)
+
+
+def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool = True):
+    """Run the forward pass; return (result, pullback over argnums, result type)."""
+    fn = _unwrap(f)
+    values = _bind(fn, args, kwargs)
+    sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
+    d = _derivative(fn, sig, simplify)
+    result, backpropagator = d.forward(*values)
+    result_type = d.result_type
+
+    def pullback(ct: Any) -> tuple:
+        cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
+        return tuple(to_user(cts[i], sig[i], values[i]) for i in argnums)
+
+    return result, pullback, result_type
+
+
+def _scalar_ct(fn: Callable, value: Any, t: VType) -> float:
+    """The seed cotangent 1.0, after checking the output is a float."""
+    if t is REAL or (t is CONST and isinstance(value, float)):
+        return 1.0
+    raise ChadTypeError(
+        f"grad of {_unwrap(fn).__name__} needs a scalar float output, got {type(value).__name__}; use vjp for others"
+    )
+
+
+def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+                   simplify: bool = True) -> Callable:
+    """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
+
+    @functools.wraps(_unwrap(f))
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
+        nums = _argnums(argnums, len(args))
+        result, pullback, t = _vjp(f, args, kwargs, nums, simplify)
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
+            out_t = t.items[0] if isinstance(t, Tup) else CONST
+            seed: Any = (_scalar_ct(f, result[0], out_t), _zero_like_aux(result[1]))
+        else:
+            seed = _scalar_ct(f, result, t)
+        grads = pullback(seed)
+        return result, (grads[0] if isinstance(argnums, int) else grads)
+
+    return value_and_grad_f
+
+
+def _zero_like_aux(aux: Any) -> Any:
+    """A zero cotangent in the structure of the auxiliary output."""
+    if isinstance(aux, float):
+        return 0.0
+    if isinstance(aux, tuple):
+        return tuple(_zero_like_aux(a) for a in aux)
+    return None
+
+
+def grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, simplify: bool = True) -> Callable:
+    """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
+    vg = value_and_grad(f, argnums, has_aux, simplify)
+
+    @functools.wraps(_unwrap(f))
+    def grad_f(*args: Any, **kwargs: Any) -> Any:
+        value, g = vg(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return grad_f
+
+
+def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True) -> tuple:
+    """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
+    result, pullback, t = _vjp(f, primals, {}, tuple(range(len(primals))), simplify)
+    if not has_aux:
+        return result, pullback
+    out, aux = result
+
+    def pullback_out(ct: Any) -> tuple:
+        return pullback((ct, _zero_like_aux(aux)))
+
+    return out, pullback_out, aux
+
+
+def source(f: Callable, *args: Any, simplify: bool = True, annotate: bool = True, **kwargs: Any) -> str:
+    """The generated derivative of `f`, as Python source.
+
+    With example arguments, for their types (all positional ones differentiated);
+    otherwise for the types of the last differentiated call, or all-float parameters.
+    """
+    fn = _unwrap(f)
+    if args or kwargs:
+        values = _bind(fn, args, kwargs)
+        sig = tuple(of_value(v, i < len(args)) for i, v in enumerate(values))
+    else:
+        sig = fn.__dict__.get("__chad_last_sig__") or tuple(REAL for _ in inspect.signature(fn).parameters)
+    text, _, _, _ = generate_source(fn, sig, simplify, annotate)
+    return text
+
+
+class Reverse:
+    """A function with derivatives attached: `f(x)`, `f.grad(x)`, `f.vjp(x)`, `f.source`."""
+
+    def __init__(self, fn: types.FunctionType):
+        functools.update_wrapper(self, fn)
+        self.__chad_wrapped__ = fn
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__chad_wrapped__(*args, **kwargs)
+
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""
+        _, g = self.value_and_grad(*args, **kwargs)
+        return g
+
+    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple:
+        nums: int | tuple[int, ...] = 0 if len(args) == 1 else tuple(range(len(args)))
+        return value_and_grad(self.__chad_wrapped__, nums)(*args, **kwargs)
+
+    def vjp(self, *args: Any) -> tuple:
+        return vjp(self.__chad_wrapped__, *args)
+
+    @property
+    def source(self) -> str:
+        return source(self.__chad_wrapped__)
+
+    def __repr__(self) -> str:
+        return f"<chadpy.reverse {self.__chad_wrapped__.__qualname__}>"
+
+
+def reverse(fn: types.FunctionType) -> Reverse:
+    """Decorator: `f` stays callable as before and gains `grad`, `value_and_grad`, `vjp`, `source`."""
+    return Reverse(fn)

@@ -1,0 +1,78 @@
+"""The whole pipeline for one entry point: function + argument types -> compiled derivative.
+
+source -> gast -> core IR (lower) -> types (infer) -> CHAD -> simplify -> gast -> source
+(codegen) -> code object (compile, with a real file so tracebacks show its lines) -> exec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import os
+import tempfile
+import types
+from dataclasses import dataclass
+
+from .chad import chad_spec
+from .codegen import generate
+from .infer import Program, Spec
+from .simplify import simplify as simplify_def
+from .source import Watch
+from .vtypes import VType
+
+
+@dataclass
+class Derivative:
+    """A compiled derivative of one function for one argument signature."""
+
+    entry: Spec
+    forward: types.FunctionType  # f_chad(*params) -> (result, backpropagator)
+    source: str
+    filename: str
+    watch: Watch
+
+    @property
+    def sig(self) -> tuple[VType, ...]:
+        return self.entry.sig
+
+    @property
+    def result_type(self) -> VType:
+        return self.entry.result
+
+
+def generate_source(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True,
+                    annotate: bool = True) -> tuple[str, dict[str, object], Spec, Watch]:
+    watch = Watch()
+    program = Program(watch)
+    entry = program.spec(fn, sig)
+    specs = program.infer(entry)
+    defs = [chad_spec(s) for s in specs]
+    if simplify:
+        defs = [simplify_def(d) for d in defs]
+    source, bindings = generate(defs, annotate)
+    return source, bindings, entry, watch
+
+
+def build(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True) -> Derivative:
+    source, bindings, entry, watch = generate_source(fn, sig, simplify)
+    filename = _write_source(entry.name, source)
+    namespace = dict(bindings)
+    namespace["__name__"] = f"chadpy.generated.{entry.name}"
+    exec(compile(source, filename, "exec"), namespace)
+    return Derivative(entry, namespace[entry.name], source, filename, watch)
+
+
+def _write_source(name: str, source: str) -> str:
+    """Put the generated source in a real file (debuggers open it) and in linecache."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    folder = os.path.join(tempfile.gettempdir(), f"chadpy-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    filename = os.path.join(folder, f"{name}_{digest}.py")
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.path.exists(filename):
+            with open(filename, "w") as f:
+                f.write(source)
+    except OSError:
+        filename = f"<chadpy {name} {digest}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return filename

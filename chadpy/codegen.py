@@ -1,0 +1,212 @@
+"""Code generation: target program -> gast -> Python source text.
+
+Simple statements and all expressions are built as gast nodes and printed with
+`gast.unparse` (astor cannot print every construct and does not run on newer
+Pythons). Compound statements (`def`, `if`) are laid out here, so that each part
+of the derivative can carry a comment naming the CHAD rule that produced it;
+ASTs have no comments.
+
+Outside objects (`math.cos`, a module constant, the runtime's `Zero`) get names
+in a `Namespace`, which becomes the globals of the generated module.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import gast
+
+from . import runtime
+from .target import (
+    AccNew, AccOne, AccPop, AccPush, Accum, Assign, Attr, BinOp, CallX, Compare, Def, DictX, Do, Expr, If, IfExp,
+    Item, Lit, Name, Obj, Return, Stmt, TupleX, UnaryOp,
+)
+
+_BINOPS = {"+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div, "//": gast.FloorDiv, "%": gast.Mod,
+           "**": gast.Pow}
+_CMPOPS = {"<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
+           "is": gast.Is, "is not": gast.IsNot, "in": gast.In, "not in": gast.NotIn}
+_UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
+_MODULE_ALIASES = {"numpy": "np"}
+
+
+class Namespace:
+    """Names for outside objects, never clashing with a local name of the generated code."""
+
+    def __init__(self, local_names: set[str]):
+        self.local_names = local_names
+        self.bindings: dict[str, object] = {}
+
+    def bind(self, preferred: str, obj: object) -> str:
+        name, k = preferred, 0
+        while name in self.local_names or (name in self.bindings and self.bindings[name] is not obj):
+            k += 1
+            name = f"{preferred}_{k}"
+        self.bindings[name] = obj
+        return name
+
+    def spell(self, obj: object, path: str) -> gast.expr:
+        """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
+        parts = path.split(".")
+        module = sys.modules.get(parts[0]) if len(parts) > 1 else None
+        if module is not None and _follow(module, parts[1:]) is obj:
+            node: gast.expr = _name(self.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
+            for attr in parts[1:]:
+                node = gast.Attribute(node, attr, gast.Load())
+            return node
+        return _name(self.bind(parts[-1], obj))
+
+
+def _follow(obj: object, attrs: list[str]) -> object:
+    for a in attrs:
+        obj = getattr(obj, a, None)
+    return obj
+
+
+def _name(id_: str, ctx: gast.expr_context | None = None) -> gast.Name:
+    return gast.Name(id_, ctx or gast.Load(), None, None)
+
+
+def _constant(value: object, ns: Namespace) -> gast.expr:
+    if isinstance(value, float) and math.isnan(value):
+        return ns.spell(math.nan, "math.nan")
+    if isinstance(value, float) and math.isinf(value):
+        inf = ns.spell(math.inf, "math.inf")
+        return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
+        # never a negative literal operand: `-2 ** 2` would mean -(2 ** 2)
+        return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
+    return gast.Constant(value, None)
+
+
+def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
+    g = lambda x: expr_to_gast(x, ns)  # noqa: E731
+    if isinstance(e, Name):
+        return _name(e.id)
+    if isinstance(e, Lit):
+        return _constant(e.value, ns)
+    if isinstance(e, Obj):
+        return ns.spell(e.obj, e.path)
+    if isinstance(e, BinOp):
+        return gast.BinOp(g(e.left), _BINOPS[e.op](), g(e.right))
+    if isinstance(e, UnaryOp):
+        return gast.UnaryOp(_UNOPS[e.op](), g(e.operand))
+    if isinstance(e, Compare):
+        return gast.Compare(g(e.left), [_CMPOPS[e.op]()], [g(e.right)])
+    if isinstance(e, IfExp):
+        return gast.IfExp(g(e.test), g(e.body), g(e.orelse))
+    if isinstance(e, CallX):
+        return gast.Call(g(e.func), [g(a) for a in e.args], [gast.keyword(k, g(v)) for k, v in e.keywords.items()])
+    if isinstance(e, Attr):
+        return gast.Attribute(g(e.value), e.attr, gast.Load())
+    if isinstance(e, Item):
+        return gast.Subscript(g(e.value), g(e.index), gast.Load())
+    if isinstance(e, TupleX):
+        return gast.Tuple([g(x) for x in e.items], gast.Load())
+    if isinstance(e, DictX):
+        return gast.Dict([g(k) for k in e.keys], [g(v) for v in e.values])
+    raise AssertionError(e)
+
+
+def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
+    g = lambda x: expr_to_gast(x, ns)  # noqa: E731
+    if isinstance(s, Assign):
+        if len(s.targets) == 1:
+            target: gast.expr = _name(s.targets[0], gast.Store())
+        else:
+            target = gast.Tuple([_name(t, gast.Store()) for t in s.targets], gast.Store())
+        return gast.Assign([target], g(s.value), None)
+    if isinstance(s, Accum):
+        if s.real:
+            return gast.AugAssign(_name(s.name, gast.Store()), gast.Add(), g(s.value))
+        add = CallX(Obj(runtime.add, "add"), [Name(s.name), s.value])
+        return gast.Assign([_name(s.name, gast.Store())], g(add), None)
+    if isinstance(s, Return):
+        return gast.Return(g(s.value))
+    if isinstance(s, Do):
+        return gast.Expr(g(s.value))
+    if isinstance(s, AccNew):
+        return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(runtime.EArr, "EArr"), [Lit(s.depth)])), None)
+    if isinstance(s, AccPush):
+        return gast.Expr(g(CallX(Attr(Name(s.acc), "push0"), [Lit(s.slot), s.zero])))
+    if isinstance(s, AccOne):
+        return gast.Expr(g(CallX(Attr(Name(s.acc), "one"), [Lit(s.slot), s.value])))
+    if isinstance(s, AccPop):
+        return gast.Assign([_name(s.ct, gast.Store())], g(CallX(Attr(Name(s.acc), "pop"), [Lit(s.slot)])), None)
+    raise AssertionError(s)
+
+
+def _unparse(node: gast.AST) -> str:
+    return gast.unparse(gast.fix_missing_locations(node)).strip()
+
+
+class _Printer:
+    def __init__(self, ns: Namespace, annotate: bool):
+        self.ns = ns
+        self.annotate = annotate
+        self.lines: list[str] = []
+
+    def comment(self, text: str, indent: str) -> None:
+        if self.annotate and text:
+            self.lines.append(f"{indent}# {text}")
+
+    def stmts(self, stmts: list[Stmt], indent: str) -> None:
+        if not stmts:
+            self.lines.append(indent + "pass")
+        for s in stmts:
+            self.stmt(s, indent)
+
+    def stmt(self, s: Stmt, indent: str) -> None:
+        if isinstance(s, Def):
+            self.comment(s.comment, indent)
+            self.lines.append(f"{indent}def {s.name}({', '.join(s.params)}):")
+            self.stmts(s.body, indent + "    ")
+        elif isinstance(s, If):
+            self.comment(s.comment, indent)
+            self.lines.append(f"{indent}if {_unparse(expr_to_gast(s.test, self.ns))}:")
+            self.stmts(s.body, indent + "    ")
+            self.lines.append(f"{indent}else:")
+            self.stmts(s.orelse, indent + "    ")
+        else:
+            text = indent + _unparse(_simple_to_gast(s, self.ns))
+            note = getattr(s, "comment", "")
+            if self.annotate and note and len(text) + len(note) < 110:
+                text += "  # " + note
+            elif note:
+                self.comment(note, indent)
+            self.lines.append(text)
+
+
+def local_names(stmts: list[Stmt], out: set[str] | None = None) -> set[str]:
+    """Every name the generated code binds (targets, parameters, functions)."""
+    out = set() if out is None else out
+    for s in stmts:
+        if isinstance(s, Def):
+            out.add(s.name)
+            out.update(s.params)
+            local_names(s.body, out)
+        elif isinstance(s, If):
+            local_names(s.body, out)
+            local_names(s.orelse, out)
+        elif isinstance(s, Assign):
+            out.update(s.targets)
+        elif isinstance(s, (Accum,)):
+            out.add(s.name)
+        elif isinstance(s, (AccPop,)):
+            out.add(s.ct)
+        elif isinstance(s, (AccNew,)):
+            out.add(s.acc)
+    return out
+
+
+def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object]]:
+    """Source text of the generated module and the bindings its names need."""
+    ns = Namespace(local_names(list(defs)))
+    printer = _Printer(ns, annotate)
+    for i, d in enumerate(defs):
+        if i:
+            printer.lines.append("")
+            printer.lines.append("")
+        printer.stmt(d, "")
+    return "\n".join(printer.lines) + "\n", ns.bindings

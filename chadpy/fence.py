@@ -1,0 +1,115 @@
+"""Early rejection of syntax outside the supported language (after Tangent's `fence`).
+
+One walk over the gast tree before any transformation: every node type is either
+in the supported language or rejected here with a message that names it, so later
+passes can assume well-formed input and no construct is ever half-differentiated.
+"""
+
+from __future__ import annotations
+
+import gast
+
+from .errors import UnsupportedSyntax
+from .source import ParsedFunction
+
+# Node types that need no check beyond visiting their children.
+_ALLOWED = (
+    gast.Module, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return, gast.If, gast.Pass,
+    gast.Expr, gast.Assert,
+    gast.BoolOp, gast.BinOp, gast.UnaryOp, gast.IfExp, gast.Compare, gast.Call, gast.keyword,
+    gast.Constant, gast.Attribute, gast.Subscript, gast.Name, gast.Tuple,
+    gast.Load, gast.Store, gast.arguments,
+    gast.And, gast.Or, gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+    gast.Not, gast.USub, gast.UAdd,
+    gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE, gast.Is, gast.IsNot, gast.In, gast.NotIn,
+)
+
+# What to call a rejected construct, and a hint where there is one.
+_REJECTED = {
+    gast.For: "`for` loops are not supported yet",
+    gast.While: "`while` loops are not supported yet",
+    gast.Break: "`break` is not supported",
+    gast.Continue: "`continue` is not supported",
+    gast.Global: "`global` declarations are not supported: a differentiated function must not rebind module state",
+    gast.Nonlocal: "`nonlocal` declarations are not supported",
+    gast.Try: "`try` statements are not supported",
+    gast.With: "`with` statements are not supported",
+    gast.AsyncWith: "`async with` is not supported",
+    gast.AsyncFor: "`async for` is not supported",
+    gast.AsyncFunctionDef: "`async def` is not supported",
+    gast.FunctionDef: "nested `def` is not supported yet",
+    gast.Lambda: "`lambda` is not supported yet",
+    gast.ClassDef: "`class` definitions are not supported",
+    gast.Delete: "`del` is not supported",
+    gast.Raise: "`raise` is not supported",
+    gast.Import: "`import` inside a differentiated function is not supported; import at module level",
+    gast.ImportFrom: "`import` inside a differentiated function is not supported; import at module level",
+    gast.Yield: "`yield` (generators) is not supported",
+    gast.YieldFrom: "`yield from` (generators) is not supported",
+    gast.Await: "`await` is not supported",
+    gast.NamedExpr: "assignment expressions (`:=`) are not supported",
+    gast.Starred: "star-arguments (`*args`) are not supported",
+    gast.List: "lists are not supported yet",
+    gast.ListComp: "list comprehensions are not supported yet",
+    gast.Dict: "dicts are not supported yet",
+    gast.DictComp: "dict comprehensions are not supported",
+    gast.Set: "sets are not supported",
+    gast.SetComp: "set comprehensions are not supported",
+    gast.GeneratorExp: "generator expressions are not supported",
+    gast.JoinedStr: "f-strings are not supported",
+    gast.Slice: "slices are not supported yet",
+    gast.MatMult: "the `@` operator is not supported yet",
+    gast.Invert: "the `~` operator is not supported",
+}
+
+
+def fence(parsed: ParsedFunction) -> None:
+    """Raise `UnsupportedSyntax` at the first construct chadpy does not differentiate."""
+    fn = parsed.tree
+    args = fn.args
+    if args.vararg is not None or args.kwarg is not None:
+        raise UnsupportedSyntax("star-parameters (`*args`, `**kwargs`) are not supported", parsed.loc(fn))
+    for default in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
+        _check(default, parsed)
+    for stmt in fn.body:
+        _check(stmt, parsed)
+
+
+def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = None) -> None:
+    where = node if hasattr(node, "lineno") else line_node
+    kind = type(node)
+    if kind in _REJECTED:
+        raise UnsupportedSyntax(_REJECTED[kind], parsed.loc(where))
+    if not isinstance(node, _ALLOWED):
+        name = kind.__name__
+        raise UnsupportedSyntax(f"`{name}` is not supported", parsed.loc(where))
+    if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+        targets = node.targets if isinstance(node, gast.Assign) else [node.target]
+        for t in targets:
+            _check_target(t, parsed)
+        if isinstance(node, gast.AnnAssign) and node.value is None:
+            raise UnsupportedSyntax("an annotation without a value is not supported", parsed.loc(node))
+    if isinstance(node, gast.Expr) and not isinstance(node.value, (gast.Call, gast.Constant)):
+        raise UnsupportedSyntax("an expression statement that is not a call has no effect", parsed.loc(node))
+    if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
+        raise UnsupportedSyntax("`**kwargs` in a call is not supported", parsed.loc(where))
+    if isinstance(node, gast.Attribute) and not isinstance(node.ctx, gast.Load):
+        raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(where))
+    for child in gast.iter_child_nodes(node):
+        _check(child, parsed, where)
+
+
+def _check_target(target: gast.AST, parsed: ParsedFunction) -> None:
+    if isinstance(target, gast.Name):
+        return
+    if isinstance(target, gast.Tuple):
+        for t in target.elts:
+            _check_target(t, parsed)
+        return
+    if isinstance(target, gast.Subscript):
+        raise UnsupportedSyntax("assigning to an element (`x[i] = ...`) is not supported yet", parsed.loc(target))
+    if isinstance(target, gast.Attribute):
+        raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(target))
+    if isinstance(target, gast.Starred):
+        raise UnsupportedSyntax("starred assignment (`a, *b = ...`) is not supported", parsed.loc(target))
+    raise UnsupportedSyntax(f"assignment to `{type(target).__name__}` is not supported", parsed.loc(target))

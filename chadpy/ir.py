@@ -1,0 +1,150 @@
+"""The core IR: the paper's first-order language (Fig. 1), in A-normal form.
+
+A function body is a `Block`: a chain of `Let` bindings ending in an atom, i.e.
+`let x1 = e1 in ... let xn = en in result`. Every name is bound once (SSA), so a
+later stage may refer to any name without worrying about reassignment. Arguments
+of every expression are atoms (`Var`, `Const`, `Ref`), as in A-normal form.
+
+Python maps onto it as follows: assignments are lets, tuples are n-ary products,
+`t[k]` is a projection, `if`/conditional expressions/`and`/`or` are `Case`s on a
+discrete condition whose branches end in the tuple of live-out variables, calls of
+`math` functions and operators are `Prim`s, and calls of user functions are `Call`s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from .errors import Loc
+    from .primitives import Primitive
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True)
+class Const:
+    value: object
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An object from outside the function (a module constant, `math.pi`), read as a constant."""
+
+    path: str
+    value: object = field(compare=False)
+
+
+Atom = Union[Var, Const, Ref]
+
+
+@dataclass
+class Prim:
+    """A primitive operation: an operator, a `math` function, a builtin."""
+
+    op: Primitive
+    args: list[Atom]
+
+
+@dataclass
+class Call:
+    """A call of another user function, differentiated through its own CHAD form."""
+
+    fn: object  # the Python function
+    args: list[Atom]
+
+
+@dataclass
+class MakeTuple:
+    items: list[Atom]
+
+
+@dataclass
+class GetItem:
+    """`base[index]` on a tuple: a projection (fst/snd generalised)."""
+
+    base: Atom
+    index: Atom
+
+
+@dataclass
+class Case:
+    """`case cond of {True -> then | False -> orelse}`; cond is discrete."""
+
+    cond: Atom
+    then: Block
+    orelse: Block
+
+
+Expr = Union[Atom, Prim, Call, MakeTuple, GetItem, Case]
+
+
+@dataclass
+class Let:
+    """`let target = expr`; a tuple target destructures an atom (`let <x, y> = t`)."""
+
+    target: str | tuple[str, ...]
+    expr: Expr
+    loc: Loc | None = None
+
+
+@dataclass
+class Block:
+    lets: list[Let]
+    result: Atom
+
+
+@dataclass
+class Function:
+    name: str
+    params: list[str]
+    body: Block
+    loc: Loc
+    pyfunc: object
+
+
+def bound_names(let: Let) -> tuple[str, ...]:
+    return let.target if isinstance(let.target, tuple) else (let.target,)
+
+
+def format_atom(a: Atom) -> str:
+    if isinstance(a, Var):
+        return a.name
+    if isinstance(a, Ref):
+        return a.path
+    return repr(a.value)
+
+
+def format_expr(e: Expr, indent: str) -> str:
+    if isinstance(e, (Var, Const, Ref)):
+        return format_atom(e)
+    if isinstance(e, Prim):
+        return f"{e.op.name}({', '.join(map(format_atom, e.args))})"
+    if isinstance(e, Call):
+        return f"call {e.fn.__name__}({', '.join(map(format_atom, e.args))})"
+    if isinstance(e, MakeTuple):
+        return f"<{', '.join(map(format_atom, e.items))}>"
+    if isinstance(e, GetItem):
+        return f"{format_atom(e.base)}[{format_atom(e.index)}]"
+    inner = indent + "    "
+    return (
+        f"case {format_atom(e.cond)} of\n{inner}True ->\n{format_block(e.then, inner + '    ')}\n"
+        f"{inner}False ->\n{format_block(e.orelse, inner + '    ')}"
+    )
+
+
+def format_block(b: Block, indent: str = "") -> str:
+    lines = []
+    for let in b.lets:
+        target = let.target if isinstance(let.target, str) else "<" + ", ".join(let.target) + ">"
+        lines.append(f"{indent}let {target} = {format_expr(let.expr, indent)}")
+    lines.append(f"{indent}in {format_atom(b.result)}")
+    return "\n".join(lines)
+
+
+def format_function(f: Function) -> str:
+    return f"def {f.name}({', '.join(f.params)}):\n{format_block(f.body, '    ')}"

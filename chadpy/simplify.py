@@ -1,0 +1,241 @@
+"""Simplification: from the paper's form to hand-written-looking adjoint code.
+
+CHAD's output (Fig. 7) is compositional: one closure per let, each called exactly
+once. Because every name is bound once (SSA) and the whole derivative lives in one
+Python function, these passes are safe and turn it into straight adjoint code:
+
+1. `hoist_case_backpropagators`: both branches of an `if` define the same
+   backpropagator; define it once after the `if`, branching on the same condition.
+2. `inline_backpropagators`: a backpropagator called once is replaced by its body.
+3. `localize_accumulator`: with everything inlined, slot numbers are static, so
+   each slot becomes a local variable (`acc.one(2, e)` becomes `dz += e`).
+4. `propagate_zeros`: `dz = 0.0` followed by `dz += e` becomes `dz = e`.
+5. `remove_dead_cotangents`: cotangents nobody reads are not computed.
+
+The primal statements are never touched: the forward pass runs exactly the
+user's operations, in the user's order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .target import (
+    AccNew, AccOne, AccPop, AccPush, Accum, Assign, CallX, Def, Do, If, Lit, Name, Obj, Stmt, expr_names, iter_exprs,
+    rename,
+)
+
+
+def simplify(fn: Def) -> Def:
+    body = hoist_case_backpropagators(fn.body)
+    body = inline_backpropagators(body)
+    body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
+    body = _in_defs(body, propagate_zeros)
+    body = _in_defs(body, remove_dead_cotangents)
+    return Def(fn.name, fn.params, body, fn.comment)
+
+
+def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
+    """Apply a pass to the bodies of the backpropagators (never to primal code)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, Def):
+            s = Def(s.name, s.params, fn(s.body), s.comment)
+        elif isinstance(s, If):
+            s = If(s.test, _in_defs(s.body, fn), _in_defs(s.orelse, fn), s.comment)
+        out.append(s)
+    return out
+
+
+# ------------------------------------------------------------------ 1. hoisting
+
+
+def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
+    out: list[Stmt] = []
+    for s in stmts:
+        if not isinstance(s, If):
+            out.append(s)
+            continue
+        body = hoist_case_backpropagators(s.body)
+        orelse = hoist_case_backpropagators(s.orelse)
+        shared = {d.name for d in body if isinstance(d, Def)} & {d.name for d in orelse if isinstance(d, Def)}
+        hoisted = []
+        for name in sorted(shared):
+            d1 = next(d for d in body if isinstance(d, Def) and d.name == name)
+            d2 = next(d for d in orelse if isinstance(d, Def) and d.name == name)
+            body.remove(d1)
+            orelse.remove(d2)
+            d2_body = rename(d2.body, dict(zip(d2.params, d1.params)))
+            hoisted.append(Def(name, d1.params, [If(s.test, d1.body, d2_body, "the branch taken forward")], s.comment))
+        out.append(If(s.test, body, orelse, s.comment))
+        out.extend(hoisted)
+    return out
+
+
+# ------------------------------------------------------------------ 2. inlining
+
+
+def _walk(stmts: list[Stmt]):
+    for s in stmts:
+        yield s
+        if isinstance(s, Def):
+            yield from _walk(s.body)
+        elif isinstance(s, If):
+            yield from _walk(s.body)
+            yield from _walk(s.orelse)
+
+
+def _called(s: Stmt) -> str | None:
+    if isinstance(s, Do) and isinstance(s.value, CallX) and isinstance(s.value.func, Name):
+        return s.value.func.id
+    return None
+
+
+def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
+    defs = {s.name: s for s in _walk(stmts) if isinstance(s, Def)}
+    calls: dict[str, int] = {}
+    for s in _walk(stmts):
+        name = _called(s)
+        if name in defs:
+            calls[name] = calls.get(name, 0) + 1
+    # a backpropagator also used as a value (returned, passed on) stays a function
+    uses = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name) and e.id in defs)
+    inlinable = {n for n in defs if calls.get(n) == 1 and uses[n] == 1}
+
+    def expand(body: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in body:
+            name = _called(s)
+            if name in inlinable:
+                d = defs[name]
+                mapping = {}
+                for param, arg in zip(d.params, s.value.args):
+                    if isinstance(arg, Name):
+                        mapping[param] = arg.id
+                    else:  # e.g. a tuple cotangent {0: da, 1: db}
+                        out.append(Assign([f"ct_{name}"], arg, s.comment))
+                        mapping[param] = f"ct_{name}"
+                out.extend(expand(rename(d.body, mapping)))
+            elif isinstance(s, Def) and s.name in inlinable:
+                continue
+            elif isinstance(s, Def):
+                out.append(Def(s.name, s.params, expand(s.body), s.comment))
+            elif isinstance(s, If):
+                out.append(If(s.test, expand(s.body), expand(s.orelse), s.comment))
+            else:
+                out.append(s)
+        return out
+
+    return expand(stmts)
+
+
+# ------------------------------------------------------------------ 3. locals for slots
+
+
+def localize_accumulator(run: Def) -> Def:
+    """Turn the accumulator of a fully inlined backpropagator into local variables."""
+    if any(isinstance(s, Def) for s in _walk(run.body)):
+        return run  # something was not inlined: keep the accumulator
+
+    def convert(body: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in body:
+            if isinstance(s, AccNew):
+                continue
+            if isinstance(s, AccPush):
+                out.append(Assign([s.ct], s.zero, s.comment))
+            elif isinstance(s, AccOne):
+                out.append(Accum(s.ct, s.value, s.real, s.comment))
+            elif isinstance(s, AccPop):
+                continue  # the local already holds the total
+            elif isinstance(s, If):
+                out.append(If(s.test, convert(s.body), convert(s.orelse), s.comment))
+            else:
+                out.append(s)
+        return out
+
+    return Def(run.name, run.params, convert(run.body), run.comment)
+
+
+# ------------------------------------------------------------------ 4. zeros
+
+
+def _is_zero(e: object) -> bool:
+    return (isinstance(e, Lit) and e.value == 0.0 and isinstance(e.value, float)) or (
+        isinstance(e, Obj) and repr(e.obj) == "Zero"
+    )
+
+
+def _mentions(s: Stmt, name: str) -> bool:
+    if name in expr_names([s]):
+        return True
+    return any(name in t for t in _bound(s))
+
+
+def _bound(s: Stmt) -> list[set[str]]:
+    if isinstance(s, Assign):
+        return [set(s.targets)]
+    if isinstance(s, (If, Def)):
+        out: set[str] = set()
+        for x in _walk([s]):
+            for b in _bound(x) if x is not s else []:
+                out |= b
+        return [out]
+    return []
+
+
+def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
+    stmts = [If(s.test, propagate_zeros(s.body), propagate_zeros(s.orelse), s.comment) if isinstance(s, If) else s
+             for s in stmts]
+    out: list[Stmt] = list(stmts)
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if isinstance(s, Assign) and len(s.targets) == 1 and _is_zero(s.value):
+            v = s.targets[0]
+            j = next((j for j in range(i + 1, len(out)) if _mentions(out[j], v)), None)
+            if j is None:
+                del out[i]
+                continue
+            nxt = out[j]
+            if isinstance(nxt, Accum) and nxt.name == v and v not in expr_names(nxt.value):
+                out[j] = Assign([v], nxt.value, nxt.comment or s.comment)
+                del out[i]
+                continue
+        i += 1
+    return out
+
+
+# ------------------------------------------------------------------ 5. dead code
+
+
+def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:
+    while True:
+        # names read by anything but their own accumulation
+        read = {e.id for e in iter_exprs(stmts) if isinstance(e, Name)}
+        new = _drop_unread(stmts, read)
+        if _count(new) == _count(stmts):
+            return new
+        stmts = new
+
+
+def _count(stmts: list[Stmt]) -> int:
+    return sum(1 for _ in _walk(stmts))
+
+
+def _pure(e: object) -> bool:
+    """No call of a backpropagator or pullback (those are the only calls with effects here)."""
+    return not any(isinstance(x, CallX) and isinstance(x.func, Name) for x in iter_exprs(e))
+
+
+def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
+    out = []
+    for s in stmts:
+        if isinstance(s, Accum) and s.name not in read and _pure(s.value):
+            continue
+        if isinstance(s, Assign) and not (set(s.targets) & read) and _pure(s.value):
+            continue
+        if isinstance(s, If):
+            s = If(s.test, _drop_unread(s.body, read), _drop_unread(s.orelse, read), s.comment)
+        out.append(s)
+    return out

@@ -1,0 +1,101 @@
+"""Reading a function's source: text -> gast tree, locations, and outside names.
+
+This is the first arrow of the pipeline. It knows where every node came from (for
+error messages) and how to find what a free name of the function refers to (its
+closure cells, its module's globals, builtins). Each name it resolves is recorded
+in a `Watch`, so a cached derivative notices when a module constant changes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from .errors import Loc, UnknownFunction, UnsupportedSyntax
+
+_MISSING = object()
+
+
+@dataclass
+class Watch:
+    """The outside values a derivative was built from; stale once any is rebound."""
+
+    entries: list[tuple[object, str, object]] = field(default_factory=list)
+
+    def add(self, container: object, key: str, value: object) -> None:
+        self.entries.append((container, key, value))
+
+    def still_valid(self) -> bool:
+        for container, key, value in self.entries:
+            if isinstance(container, dict):
+                if container.get(key, _MISSING) is not value:
+                    return False
+            elif container.cell_contents is not value:  # a closure cell
+                return False
+        return True
+
+
+@dataclass
+class ParsedFunction:
+    pyfunc: types.FunctionType
+    tree: gast.FunctionDef
+    filename: str
+    first_lineno: int
+    lines: list[str]
+
+    @property
+    def name(self) -> str:
+        return self.pyfunc.__name__
+
+    def loc(self, node: gast.AST | None) -> Loc:
+        rel = getattr(node, "lineno", 1) or 1
+        text = self.lines[rel - 1] if 0 < rel <= len(self.lines) else ""
+        return Loc(self.filename, self.first_lineno + rel - 1, self.name, text)
+
+    def resolve(self, name: str, watch: Watch) -> object:
+        """The object a free name of the function refers to, or `_MISSING`."""
+        fn = self.pyfunc
+        if name in fn.__code__.co_freevars:
+            cell = fn.__closure__[fn.__code__.co_freevars.index(name)]
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell: assigned later in the enclosing scope
+                return _MISSING
+            watch.add(cell, name, value)
+            return value
+        if name in fn.__globals__:
+            value = fn.__globals__[name]
+            watch.add(fn.__globals__, name, value)
+            return value
+        return getattr(builtins, name, _MISSING)
+
+
+def is_missing(value: object) -> bool:
+    return value is _MISSING
+
+
+def parse_function(fn: types.FunctionType) -> ParsedFunction:
+    """Read and parse the source of `fn`; its `def` is the tree's only statement."""
+    if not isinstance(fn, types.FunctionType):
+        raise UnknownFunction(f"chadpy can only differentiate Python functions, not {type(fn).__name__} {fn!r}")
+    code = fn.__code__
+    if code.co_name == "<lambda>":
+        raise UnsupportedSyntax(f"lambda {fn!r} cannot be differentiated on its own yet; use a def")
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise UnknownFunction(
+            f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
+        ) from None
+    text = textwrap.dedent("".join(lines))
+    module = gast.parse(text)
+    tree = module.body[0]
+    if not isinstance(tree, gast.FunctionDef):
+        raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`")
+    filename = inspect.getsourcefile(fn) or code.co_filename
+    return ParsedFunction(fn, tree, filename, first, text.splitlines())
