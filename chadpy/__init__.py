@@ -7,7 +7,17 @@ from .primitives import defvjp
 from .runtime import Zero
 
 __all__ = [
-    "ChadError", "ChadTypeError", "Reverse", "UnknownFunction", "UnsupportedSyntax", "Zero",
-    "defvjp", "grad", "reverse", "source", "value_and_grad", "vjp",
+    "ChadError",
+    "ChadTypeError",
+    "Reverse",
+    "UnknownFunction",
+    "UnsupportedSyntax",
+    "Zero",
+    "defvjp",
+    "grad",
+    "reverse",
+    "source",
+    "value_and_grad",
+    "vjp",
 ]
 __version__ = "0.1.0"

@@ -23,24 +23,34 @@ def _unwrap(f: Callable) -> types.FunctionType:
     return getattr(f, "__chad_wrapped__", f)
 
 
-def _derivative(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool) -> Derivative:
+def _shape(v: Any) -> Any:
+    """What the type signature of a value depends on: its type, and a tuple's shape."""
+    return tuple(map(_shape, v)) if type(v) is tuple else type(v)
+
+
+def _derivative(fn: types.FunctionType, values: tuple, argnums: tuple[int, ...], simplify: bool) -> Derivative:
+    """The cached derivative for these argument types (built on first use)."""
     cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
-    key = (sig, simplify)
+    key = (argnums, tuple(map(_shape, values)), simplify)
     d = cache.get(key)
     if d is None or not d.watch.still_valid():
+        sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
         d = cache[key] = build(fn, sig, simplify)
-    fn.__dict__["__chad_last_sig__"] = sig
+    fn.__dict__["__chad_last_sig__"] = d.sig
     return d
 
 
-def _bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> list[Any]:
+def _bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
     """All parameter values in order (defaults filled in)."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount:
+        return args  # the common case, without inspect's overhead
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
     except TypeError as e:
         raise ChadError(f"{fn.__name__}: {e}") from None
     bound.apply_defaults()
-    return list(bound.arguments.values())
+    return tuple(bound.arguments.values())
 
 
 def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
@@ -55,14 +65,14 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simpl
     """Run the forward pass; return (result, pullback over argnums, result type)."""
     fn = _unwrap(f)
     values = _bind(fn, args, kwargs)
-    sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
-    d = _derivative(fn, sig, simplify)
+    d = _derivative(fn, values, argnums, simplify)
+    sig = d.sig
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
 
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(to_user(cts[i], sig[i], values[i]) for i in argnums)
+        return tuple(cts[i] if sig[i] is REAL else to_user(cts[i], sig[i], values[i]) for i in argnums)
 
     return result, pullback, result_type
 
@@ -76,8 +86,9 @@ def _scalar_ct(fn: Callable, value: Any, t: VType) -> float:
     )
 
 
-def value_and_grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
-                   simplify: bool = True) -> Callable:
+def value_and_grad(
+    f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, simplify: bool = True
+) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
 
     @functools.wraps(_unwrap(f))

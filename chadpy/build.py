@@ -40,8 +40,9 @@ class Derivative:
         return self.entry.result
 
 
-def generate_source(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True,
-                    annotate: bool = True) -> tuple[str, dict[str, object], Spec, Watch]:
+def generate_source(
+    fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True, annotate: bool = True
+) -> tuple[str, dict[str, object], Spec, Watch]:
     watch = Watch()
     program = Program(watch)
     entry = program.spec(fn, sig)

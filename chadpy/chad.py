@@ -17,15 +17,30 @@ runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import ir
 from .infer import Spec
 from .lower import NameSupply
 from .runtime import tuple_part
 from .target import (
-    AccNew, AccOne, AccPop, AccPush, Assign, CallX, Def, DictX, Do, Expr, If, Item, Lit, Name, Obj, Return, Stmt,
-    TupleX, call,
+    AccNew,
+    AccOne,
+    AccPop,
+    AccPush,
+    Assign,
+    CallX,
+    Def,
+    DictX,
+    Do,
+    Expr,
+    If,
+    Item,
+    Lit,
+    Name,
+    Obj,
+    Return,
+    Stmt,
+    TupleX,
+    call,
 )
 from .vtypes import REAL, Tup, VType, is_active, zero_of
 
@@ -33,13 +48,6 @@ from .vtypes import REAL, Tup, VType, is_active, zero_of
 def chad_spec(spec: Spec) -> Def:
     """The CHAD form of one specialised function."""
     return _Chad(spec).function()
-
-
-@dataclass
-class _Scope:
-    """Where a block's variables live in the accumulator: slot numbers from `depth` up."""
-
-    depth: int
 
 
 class _Chad:
@@ -90,10 +98,14 @@ class _Chad:
         n_active = len(self.slot)
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
-        run: list[Stmt] = [AccNew(self.acc, max(self.max_depth, n_active), comment="run: one accumulator for this call")]
+        run: list[Stmt] = [
+            AccNew(self.acc, max(self.max_depth, n_active), comment="run: one accumulator for this call")
+        ]
         for p in params:
             if self.active(p):
-                run.append(AccPush(self.acc, self.slot[p], self.ct[p], zero_of(spec.types[p]), comment=f"parameter {p}"))
+                run.append(
+                    AccPush(self.acc, self.slot[p], self.ct[p], zero_of(spec.types[p]), comment=f"parameter {p}")
+                )
         if body_bp is not None:
             run.append(self.bp_call(body_bp, Name(self.d)))
         for p in params:
@@ -101,11 +113,15 @@ class _Chad:
                 run.append(AccPop(self.acc, self.slot[p], self.ct[p]))
         run.append(Return(TupleX([Name(self.ct[p]) if self.active(p) else Lit(None) for p in params])))
         f_bp = self.names.fresh(spec.fn.name + "_bp")
-        fwd.append(Def(f_bp, [self.d], run, comment=f"the backpropagator of {spec.fn.name}: cotangents of its parameters"))
+        fwd.append(
+            Def(f_bp, [self.d], run, comment=f"the backpropagator of {spec.fn.name}: cotangents of its parameters")
+        )
         fwd.append(Return(TupleX([self.primal(result), Name(f_bp)])))
         return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
 
-    def block(self, block: ir.Block, depth: int, hint: str, bp_name: str | None = None) -> tuple[list[Stmt], str | None]:
+    def block(
+        self, block: ir.Block, depth: int, hint: str, bp_name: str | None = None
+    ) -> tuple[list[Stmt], str | None]:
         """Forward code of a block and the name of its backpropagator (None if inactive)."""
         needs_bp = self.active(block.result)
         fwd: list[Stmt] = []
@@ -129,7 +145,9 @@ class _Chad:
         for let, bp in scoped:
             for t in ir.bound_names(let):
                 if bp is not None and self.active(t):
-                    body.append(AccPush(self.acc, self.slot[t], self.ct[t], zero_of(self.spec.types[t]), comment=f"scope {t}"))
+                    body.append(
+                        AccPush(self.acc, self.slot[t], self.ct[t], zero_of(self.spec.types[t]), comment=f"scope {t}")
+                    )
         body.extend(self.var(block.result, Name(self.d)))
         for let, bp in reversed(scoped):
             if bp is None:
@@ -137,13 +155,17 @@ class _Chad:
             targets = ir.bound_names(let)
             live = [t for t in targets if self.active(t)]
             for t in reversed(live):
-                body.append(AccPop(self.acc, self.slot[t], self.ct[t], comment=f"end of scope {t}: its total cotangent"))
+                body.append(
+                    AccPop(self.acc, self.slot[t], self.ct[t], comment=f"end of scope {t}: its total cotangent")
+                )
             if isinstance(let.target, str):
                 ct: Expr = Name(self.ct[let.target])
             else:
                 ct = DictX([Lit(k) for k, t in enumerate(targets) if self.active(t)], [Name(self.ct[t]) for t in live])
             body.append(self.bp_call(bp, ct))
-        fwd.append(Def(name, [self.d, self.acc], body or [], comment="D[let ... in ...]: scope each variable, newest first"))
+        fwd.append(
+            Def(name, [self.d, self.acc], body or [], comment="D[let ... in ...]: scope each variable, newest first")
+        )
         return fwd, name
 
     # ------------------------------------------------------------ the rules
@@ -152,7 +174,16 @@ class _Chad:
         """D[x] = <x, one_x>: add d into x's slot. Literals and inactive values take nothing."""
         if not isinstance(atom, ir.Var) or not self.active(atom):
             return []
-        return [AccOne(self.acc, self.slot[atom.name], self.ct[atom.name], d, self.spec.types[atom.name] is REAL, comment=f"D[{atom.name}]")]
+        return [
+            AccOne(
+                self.acc,
+                self.slot[atom.name],
+                self.ct[atom.name],
+                d,
+                self.spec.types[atom.name] is REAL,
+                comment=f"D[{atom.name}]",
+            )
+        ]
 
     def let(self, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
         """D[let x = e in ...]: e's primal, then (if x carries a cotangent) e's backpropagator."""
@@ -222,7 +253,9 @@ class _Chad:
         rule = f"D[{e.op.name}]: Dop^t"
         if e.op.runtime_vjp is not None:  # a user rule: call it, then add each part
             parts = [self.names.fresh("ct") for _ in e.args]
-            out: list[Stmt] = [Assign(parts, CallX(Obj(e.op.runtime_vjp, "vjp_" + e.op.name.split(".")[-1]), [d, y, *args]))]
+            out: list[Stmt] = [
+                Assign(parts, CallX(Obj(e.op.runtime_vjp, "vjp_" + e.op.name.split(".")[-1]), [d, y, *args]))
+            ]
             for a, p in zip(e.args, parts):
                 out += self.var(a, Name(p))
             return rule + " (user rule)", out
@@ -260,4 +293,3 @@ def _targets(target: str | tuple[str, ...]) -> list[str]:
 
 def _as_let(target: str | tuple[str, ...]) -> ir.Let:
     return ir.Let(target, ir.Const(None))
-

@@ -19,14 +19,53 @@ import gast
 
 from . import runtime
 from .target import (
-    AccNew, AccOne, AccPop, AccPush, Accum, Assign, Attr, BinOp, CallX, Compare, Def, DictX, Do, Expr, If, IfExp,
-    Item, Lit, Name, Obj, Return, Stmt, TupleX, UnaryOp,
+    AccNew,
+    AccOne,
+    AccPop,
+    AccPush,
+    Accum,
+    Assign,
+    Attr,
+    BinOp,
+    CallX,
+    Compare,
+    Def,
+    DictX,
+    Do,
+    Expr,
+    If,
+    IfExp,
+    Item,
+    Lit,
+    Name,
+    Obj,
+    Return,
+    Stmt,
+    TupleX,
+    UnaryOp,
 )
 
-_BINOPS = {"+": gast.Add, "-": gast.Sub, "*": gast.Mult, "/": gast.Div, "//": gast.FloorDiv, "%": gast.Mod,
-           "**": gast.Pow}
-_CMPOPS = {"<": gast.Lt, "<=": gast.LtE, ">": gast.Gt, ">=": gast.GtE, "==": gast.Eq, "!=": gast.NotEq,
-           "is": gast.Is, "is not": gast.IsNot, "in": gast.In, "not in": gast.NotIn}
+_BINOPS = {
+    "+": gast.Add,
+    "-": gast.Sub,
+    "*": gast.Mult,
+    "/": gast.Div,
+    "//": gast.FloorDiv,
+    "%": gast.Mod,
+    "**": gast.Pow,
+}
+_CMPOPS = {
+    "<": gast.Lt,
+    "<=": gast.LtE,
+    ">": gast.Gt,
+    ">=": gast.GtE,
+    "==": gast.Eq,
+    "!=": gast.NotEq,
+    "is": gast.Is,
+    "is not": gast.IsNot,
+    "in": gast.In,
+    "not in": gast.NotIn,
+}
 _UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
 _MODULE_ALIASES = {"numpy": "np"}
 

@@ -14,7 +14,7 @@ discrete condition whose branches end in the tuple of live-out variables, calls 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .errors import Loc
@@ -39,7 +39,7 @@ class Ref:
     value: object = field(compare=False)
 
 
-Atom = Union[Var, Const, Ref]
+Atom = Var | Const | Ref
 
 
 @dataclass
@@ -80,7 +80,7 @@ class Case:
     orelse: Block
 
 
-Expr = Union[Atom, Prim, Call, MakeTuple, GetItem, Case]
+Expr = Atom | Prim | Call | MakeTuple | GetItem | Case
 
 
 @dataclass

@@ -28,10 +28,27 @@ from .fence import fence
 from .primitives import BINARY_FOLDS, OPERATORS, PRIMITIVES, Primitive
 from .source import ParsedFunction, Watch, is_missing, parse_function
 
-_BINOPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-           gast.Mod: "%", gast.FloorDiv: "//"}
-_CMPOPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
-           gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
+_BINOPS = {
+    gast.Add: "+",
+    gast.Sub: "-",
+    gast.Mult: "*",
+    gast.Div: "/",
+    gast.Pow: "**",
+    gast.Mod: "%",
+    gast.FloorDiv: "//",
+}
+_CMPOPS = {
+    gast.Lt: "<",
+    gast.LtE: "<=",
+    gast.Gt: ">",
+    gast.GtE: ">=",
+    gast.Eq: "==",
+    gast.NotEq: "!=",
+    gast.Is: "is",
+    gast.IsNot: "is not",
+    gast.In: "in",
+    gast.NotIn: "not in",
+}
 _COMPARE_NAMES = {"lt", "le", "gt", "ge", "eq", "ne", "is", "is_not", "in", "not_in", "not"}
 _UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not"}
 
@@ -115,7 +132,7 @@ class _Lowerer:
                 result = self.atom(stmt.value, env, lets) if stmt.value is not None else ir.Const(None)
                 return ir.Block(lets, result)
             if isinstance(stmt, gast.If):
-                rest = stmts[i + 1:]
+                rest = stmts[i + 1 :]
                 cond = self.atom(stmt.test, env, lets)
                 if _may_return(stmt.body) or _may_return(stmt.orelse):
                     # the rest of the block goes into both branches (early return)
@@ -137,7 +154,9 @@ class _Lowerer:
         def finish(branch_env: dict, branch_lets: list) -> ir.Block:
             for v in joined:
                 if v not in branch_env:
-                    raise self.error(UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt)
+                    raise self.error(
+                        UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
+                    )
             if len(joined) == 1:
                 return ir.Block(branch_lets, branch_env[joined[0]])
             if not joined:
@@ -270,8 +289,12 @@ class _Lowerer:
             b = self.atom(node.right, env, lets)
             return ir.Prim(OPERATORS[_BINOPS[type(node.op)]], [a, b])
         if isinstance(node, gast.UnaryOp):
-            if isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant) \
-                    and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+            if (
+                isinstance(node.op, gast.USub)
+                and isinstance(node.operand, gast.Constant)
+                and isinstance(node.operand.value, (int, float))
+                and not isinstance(node.operand.value, bool)
+            ):
                 return ir.Const(-node.operand.value)
             return ir.Prim(OPERATORS[_UNOPS[type(node.op)]], [self.atom(node.operand, env, lets)])
         if isinstance(node, gast.Compare):
@@ -330,7 +353,11 @@ class _Lowerer:
             rest = self.atom(values[1], env, rest_lets)
         else:
             rest_expr = self.boolop(op, values[1:], env, rest_lets)
-            rest = rest_expr if isinstance(rest_expr, (ir.Var, ir.Const, ir.Ref)) else self._bind(rest_expr, rest_lets, "bool")
+            rest = (
+                rest_expr
+                if isinstance(rest_expr, (ir.Var, ir.Const, ir.Ref))
+                else self._bind(rest_expr, rest_lets, "bool")
+            )
         rest_block = ir.Block(rest_lets, rest)
         keep = ir.Block([], first)
         if isinstance(op, gast.And):

@@ -124,9 +124,7 @@ PRIMITIVES: dict[object, Primitive] = {
     math.asin: _function(math.asin, lambda d, y, x: [d / call(math.sqrt, 1.0 - x * x)]),
     math.acos: _function(math.acos, lambda d, y, x: [-d / call(math.sqrt, 1.0 - x * x)]),
     math.atan: _function(math.atan, lambda d, y, x: [d / (1.0 + x * x)]),
-    math.atan2: _function(
-        math.atan2, lambda d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)], (2, 2)
-    ),
+    math.atan2: _function(math.atan2, lambda d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)], (2, 2)),
     math.sinh: _function(math.sinh, lambda d, y, x: [d * call(math.cosh, x)]),
     math.cosh: _function(math.cosh, lambda d, y, x: [d * call(math.sinh, x)]),
     math.tanh: _function(math.tanh, lambda d, y, x: [d * (1.0 - y * y)]),

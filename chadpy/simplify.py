@@ -10,7 +10,8 @@ Python function, these passes are safe and turn it into straight adjoint code:
 3. `localize_accumulator`: with everything inlined, slot numbers are static, so
    each slot becomes a local variable (`acc.one(2, e)` becomes `dz += e`).
 4. `propagate_zeros`: `dz = 0.0` followed by `dz += e` becomes `dz = e`.
-5. `remove_dead_cotangents`: cotangents nobody reads are not computed.
+5. `propagate_copies`: `dw = dr` with both never changed again: read `dr` instead.
+6. `remove_dead_cotangents`: cotangents nobody reads are not computed.
 
 The primal statements are never touched: the forward pass runs exactly the
 user's operations, in the user's order.
@@ -21,7 +22,22 @@ from __future__ import annotations
 from collections import Counter
 
 from .target import (
-    AccNew, AccOne, AccPop, AccPush, Accum, Assign, CallX, Def, Do, If, Lit, Name, Obj, Stmt, expr_names, iter_exprs,
+    AccNew,
+    AccOne,
+    AccPop,
+    AccPush,
+    Accum,
+    Assign,
+    CallX,
+    Def,
+    Do,
+    If,
+    Lit,
+    Name,
+    Obj,
+    Stmt,
+    expr_names,
+    iter_exprs,
     rename,
 )
 
@@ -31,6 +47,7 @@ def simplify(fn: Def) -> Def:
     body = inline_backpropagators(body)
     body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
     body = _in_defs(body, propagate_zeros)
+    body = _in_defs(body, propagate_copies)
     body = _in_defs(body, remove_dead_cotangents)
     return Def(fn.name, fn.params, body, fn.comment)
 
@@ -185,8 +202,10 @@ def _bound(s: Stmt) -> list[set[str]]:
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
-    stmts = [If(s.test, propagate_zeros(s.body), propagate_zeros(s.orelse), s.comment) if isinstance(s, If) else s
-             for s in stmts]
+    stmts = [
+        If(s.test, propagate_zeros(s.body), propagate_zeros(s.orelse), s.comment) if isinstance(s, If) else s
+        for s in stmts
+    ]
     out: list[Stmt] = list(stmts)
     i = 0
     while i < len(out):
@@ -206,7 +225,40 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
     return out
 
 
-# ------------------------------------------------------------------ 5. dead code
+# ------------------------------------------------------------------ 5. copies
+
+
+def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
+    """Drop `v = u` where both are assigned once and never accumulated into: read u for v."""
+    assigned = Counter(t for s in _walk(stmts) if isinstance(s, Assign) for t in s.targets)
+    accumulated = {s.name for s in _walk(stmts) if isinstance(s, Accum)}
+    fixed = {v for v, n in assigned.items() if n == 1 and v not in accumulated}
+    mapping = {}
+    for s in _walk(stmts):
+        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, Name):
+            v, u = s.targets[0], s.value.id
+            if v in fixed and (u in fixed or u not in assigned and u not in accumulated):
+                mapping[v] = mapping.get(u, u)
+    if not mapping:
+        return stmts
+    for v in mapping:  # chains: v -> u -> w
+        while mapping[v] in mapping:
+            mapping[v] = mapping[mapping[v]]
+
+    def drop(body: list[Stmt]) -> list[Stmt]:
+        out = []
+        for s in body:
+            if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in mapping:
+                continue
+            if isinstance(s, If):
+                s = If(s.test, drop(s.body), drop(s.orelse), s.comment)
+            out.append(s)
+        return out
+
+    return rename(drop(stmts), mapping)
+
+
+# ------------------------------------------------------------------ 6. dead code
 
 
 def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:

@@ -25,13 +25,13 @@ _MISSING = object()
 class Watch:
     """The outside values a derivative was built from; stale once any is rebound."""
 
-    entries: list[tuple[object, str, object]] = field(default_factory=list)
+    entries: dict[tuple[int, str], tuple[object, str, object]] = field(default_factory=dict)
 
     def add(self, container: object, key: str, value: object) -> None:
-        self.entries.append((container, key, value))
+        self.entries[id(container), key] = (container, key, value)
 
     def still_valid(self) -> bool:
-        for container, key, value in self.entries:
+        for container, key, value in self.entries.values():
             if isinstance(container, dict):
                 if container.get(key, _MISSING) is not value:
                     return False
