@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .build import Derivative, build, generate_source
-from .errors import ChadError, ChadTypeError
+from .errors import ChadError, ChadTypeError, Loc
 from .vtypes import CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
 
 _CACHE_ATTR = "__chad_cache__"
@@ -74,15 +74,16 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simpl
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
         return tuple(cts[i] if sig[i] is REAL else to_user(cts[i], sig[i], values[i]) for i in argnums)
 
-    return result, pullback, result_type
+    return result, pullback, result_type, d.entry.fn.loc
 
 
-def _scalar_ct(fn: Callable, value: Any, t: VType) -> float:
+def _scalar_ct(fn: Callable, value: Any, t: VType, loc: Loc) -> float:
     """The seed cotangent 1.0, after checking the output is a float."""
     if t is REAL or (t is CONST and isinstance(value, float)):
         return 1.0
     raise ChadTypeError(
-        f"grad of {_unwrap(fn).__name__} needs a scalar float output, got {type(value).__name__}; use vjp for others"
+        f"grad of {_unwrap(fn).__name__} needs a scalar float output, got {type(value).__name__}; use vjp for others",
+        loc,
     )
 
 
@@ -94,14 +95,14 @@ def value_and_grad(
     @functools.wraps(_unwrap(f))
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
         nums = _argnums(argnums, len(args))
-        result, pullback, t = _vjp(f, args, kwargs, nums, simplify)
+        result, pullback, t, loc = _vjp(f, args, kwargs, nums, simplify)
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
             out_t = t.items[0] if isinstance(t, Tup) else CONST
-            seed: Any = (_scalar_ct(f, result[0], out_t), _zero_like_aux(result[1]))
+            seed: Any = (_scalar_ct(f, result[0], out_t, loc), _zero_like_aux(result[1]))
         else:
-            seed = _scalar_ct(f, result, t)
+            seed = _scalar_ct(f, result, t, loc)
         grads = pullback(seed)
         return result, (grads[0] if isinstance(argnums, int) else grads)
 
@@ -131,7 +132,7 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True) -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
-    result, pullback, t = _vjp(f, primals, {}, tuple(range(len(primals))), simplify)
+    result, pullback, _, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify)
     if not has_aux:
         return result, pullback
     out, aux = result

@@ -253,9 +253,8 @@ class _Chad:
         rule = f"D[{e.op.name}]: Dop^t"
         if e.op.runtime_vjp is not None:  # a user rule: call it, then add each part
             parts = [self.names.fresh("ct") for _ in e.args]
-            out: list[Stmt] = [
-                Assign(parts, CallX(Obj(e.op.runtime_vjp, "vjp_" + e.op.name.split(".")[-1]), [d, y, *args]))
-            ]
+            cts = CallX(Obj(e.op.runtime_vjp, "vjp_" + e.op.name.split(".")[-1]), [d, y, *args])
+            out: list[Stmt] = [_unpack(parts, cts)]
             for a, p in zip(e.args, parts):
                 out += self.var(a, Name(p))
             return rule + " (user rule)", out
@@ -279,12 +278,17 @@ class _Chad:
         if isinstance(target, tuple):
             out.append(Assign(list(target), Name(result)))
         parts = [self.names.fresh("ct") if is_active(t) else "_" for t in callee.sig]
-        body: list[Stmt] = [Assign(parts, CallX(Name(pullback), [Name(self.d)]))]
+        body: list[Stmt] = [_unpack(parts, CallX(Name(pullback), [Name(self.d)]))]
         for a, p in zip(e.args, parts):
             if p != "_":
                 body += self.var(a, Name(p))
         out.append(Def(bp, [self.d, self.acc], body, comment=f"D[{e.fn.__name__}(...)]: the callee's backpropagator"))
         return out
+
+
+def _unpack(names: list[str], value: Expr) -> Assign:
+    """`a, b = value`; a single name takes the only element (`a = value[0]`)."""
+    return Assign(names, Item(value, Lit(0))) if len(names) == 1 else Assign(names, value)
 
 
 def _targets(target: str | tuple[str, ...]) -> list[str]:

@@ -127,7 +127,11 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
             _check_target(t, parsed)
         if isinstance(node, gast.AnnAssign) and node.value is None:
             raise UnsupportedSyntax("an annotation without a value is not supported", parsed.loc(node))
-    if isinstance(node, gast.Expr) and not isinstance(node.value, (gast.Call, gast.Constant)):
+    if (
+        isinstance(node, gast.Expr)
+        and not isinstance(node.value, (gast.Call, gast.Constant))
+        and type(node.value) not in _REJECTED  # e.g. `yield x`: named below
+    ):
         raise UnsupportedSyntax("an expression statement that is not a call has no effect", parsed.loc(node))
     if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
         raise UnsupportedSyntax("`**kwargs` in a call is not supported", parsed.loc(where))

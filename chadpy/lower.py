@@ -120,11 +120,14 @@ class _Lowerer:
         params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
         env = {p: ir.Var(p) for p in params}
         self.bound.update(params)
-        body = self.block(tree.body, env, lambda env, lets: ir.Block(lets, ir.Const(None)))
+        body = self.block(tree.body, env, lambda env, lets: ir.Block(lets, ir.Const(None)), set())
         return ir.Function(self.parsed.name, params, body, self.loc, self.parsed.pyfunc)
 
-    def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through) -> ir.Block:
-        """Lower `stmts`; `fall_through(env, lets)` ends the block if control reaches its end."""
+    def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through, live_out: set[str]) -> ir.Block:
+        """Lower `stmts`; `fall_through(env, lets)` ends the block if control reaches its end.
+
+        `live_out`: the names read after the block (by the statements that follow it).
+        """
         lets: list[ir.Let] = []
         for i, stmt in enumerate(stmts):
             self.loc = self.parsed.loc(stmt)
@@ -136,12 +139,12 @@ class _Lowerer:
                 cond = self.atom(stmt.test, env, lets)
                 if _may_return(stmt.body) or _may_return(stmt.orelse):
                     # the rest of the block goes into both branches (early return)
-                    then = self.block(stmt.body + rest, dict(env), fall_through)
-                    orelse = self.block(stmt.orelse + rest, dict(env), fall_through)
+                    then = self.block(stmt.body + rest, dict(env), fall_through, live_out)
+                    orelse = self.block(stmt.orelse + rest, dict(env), fall_through, live_out)
                     result = self.names.fresh("result")
                     lets.append(ir.Let(result, ir.Case(cond, then, orelse), self.parsed.loc(stmt)))
                     return ir.Block(lets, ir.Var(result))
-                self.join_if(stmt, cond, env, lets, live=_read(rest))
+                self.join_if(stmt, cond, env, lets, live=_read(rest) | live_out)
                 continue
             self.statement(stmt, env, lets)
         return fall_through(env, lets)
@@ -165,8 +168,8 @@ class _Lowerer:
             branch_lets.append(ir.Let(t, ir.MakeTuple([branch_env[v] for v in joined]), loc))
             return ir.Block(branch_lets, ir.Var(t))
 
-        then = self.block(stmt.body, dict(env), finish)
-        orelse = self.block(stmt.orelse, dict(env), finish)
+        then = self.block(stmt.body, dict(env), finish, live)
+        orelse = self.block(stmt.orelse, dict(env), finish, live)
         case = ir.Case(cond, then, orelse)
         if len(joined) == 1:
             lets.append(ir.Let(self.bind(joined[0], env), case, loc))

@@ -31,6 +31,9 @@ class _ZeroType:
     def __bool__(self) -> bool:
         return False
 
+    def __reduce__(self) -> str:
+        return "Zero"  # copies and pickles are the singleton itself
+
 
 Zero = _ZeroType()
 

@@ -95,7 +95,10 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     text = textwrap.dedent("".join(lines))
     module = gast.parse(text)
     tree = module.body[0]
-    if not isinstance(tree, gast.FunctionDef):
-        raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`")
     filename = inspect.getsourcefile(fn) or code.co_filename
-    return ParsedFunction(fn, tree, filename, first, text.splitlines())
+    parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntax("`async def` is not supported", parsed.loc(tree))
+    if not isinstance(tree, gast.FunctionDef):
+        raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`", parsed.loc(tree))
+    return parsed
