@@ -120,10 +120,12 @@ class _Chad:
         return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
 
     def block(
-        self, block: ir.Block, depth: int, hint: str, bp_name: str | None = None
+        self, block: ir.Block, depth: int, hint: str, wanted: bool = True, bp_name: str | None = None
     ) -> tuple[list[Stmt], str | None]:
         """Forward code of a block and the name of its backpropagator (None if inactive)."""
-        needs_bp = self.active(block.result)
+        # a backpropagator only where a cotangent can arrive: the caller wants one and
+        # the result carries one (a branch returning a constant needs none)
+        needs_bp = wanted and self.active(block.result)
         fwd: list[Stmt] = []
         scoped: list[tuple[ir.Let, str | None]] = []  # let, its backpropagator
         d = depth
@@ -239,7 +241,7 @@ class _Chad:
         """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
         branches = []
         for block, label in ((e.then, "then"), (e.orelse, "else")):
-            fwd, _ = self.block(block, depth, label, bp_name=bp)
+            fwd, _ = self.block(block, depth, label, wanted=bp is not None, bp_name=bp)
             if bp is not None and not self.active(block.result):  # a branch with an inactive result
                 fwd.append(Def(bp, [self.d, self.acc], [], comment="this branch's result carries no cotangent"))
             fwd.append(Assign(_targets(target), self.primal(block.result)))

@@ -211,11 +211,21 @@ def test_random_program(program_dir, source, x, y):
     assert_same(grads[True], grads[False], "simplify=True vs simplify=False")
 
     for i in (0, 1):
+        # a branch boundary (a jump or a kink) within the step shows up as one-sided
+        # differences that disagree; such points are skipped
+        assume(_smooth_at(f, (x, y), i))
         fd = central_diff(f, (x, y), i, h=1e-6)
-        fd_small = central_diff(f, (x, y), i, h=2.5e-7)
-        # a branch boundary within the step shows up as disagreeing differences
-        assume(abs(fd - fd_small) <= 1e-4 * (1.0 + abs(fd)))
         assert_close(grads[True][i], fd, rtol=1e-5, atol=1e-5, where=f"d/d{'xy'[i]}")
+
+
+def _smooth_at(f, args: tuple, i: int, h: float = 1e-6) -> bool:
+    lo, hi = list(args), list(args)
+    lo[i] -= h
+    hi[i] += h
+    f0 = f(*args)
+    forward = (f(*hi) - f0) / (hi[i] - args[i])
+    backward = (f0 - f(*lo)) / (args[i] - lo[i])
+    return abs(forward - backward) <= 1e-4 * (1.0 + abs(forward))
 
 
 @no_explain
