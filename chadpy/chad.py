@@ -17,6 +17,8 @@ runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
 
 from __future__ import annotations
 
+import inspect
+
 from . import ir
 from .infer import Spec
 from .lower import NameSupply
@@ -273,7 +275,10 @@ class _Chad:
         callee = self.spec.callees.get(id(e))
         if callee is None or bp is None:  # no derivative flows: run the original function
             fn = e.fn
-            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), args), comment=loc)]
+            params = list(inspect.signature(fn).parameters.values())
+            positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
+            keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
+            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords), comment=loc)]
         pullback = self.names.fresh(("_".join(ir.bound_names(_as_let(target)))) + "_pullback")
         result = self.names.fresh("result") if isinstance(target, tuple) else target
         out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args), comment=loc)]

@@ -67,8 +67,9 @@ def assert_same(a: object, b: object, where: str = "gradient") -> None:
         assert a == b or (math.isnan(a) and math.isnan(b)), f"{where}: {a!r} != {b!r}"
 
 
-def assert_close(actual: object, expected: object, rtol: float = 1e-5, atol: float = 1e-6,
-                 where: str = "gradient") -> None:
+def assert_close(
+    actual: object, expected: object, rtol: float = 1e-5, atol: float = 1e-6, where: str = "gradient"
+) -> None:
     """`actual` has the structure of `expected` (float/tuple/None) and is close to it."""
     if expected is None:
         assert actual is None, f"{where}: expected None (discrete argument), got {actual!r}"
@@ -80,8 +81,9 @@ def assert_close(actual: object, expected: object, rtol: float = 1e-5, atol: flo
     else:
         assert type(actual) is float, f"{where}: expected a float, got {type(actual).__name__} {actual!r}"
         assert math.isfinite(actual), f"{where}: {actual!r} is not finite (expected {expected!r})"
-        assert abs(actual - expected) <= atol + rtol * abs(expected), \
+        assert abs(actual - expected) <= atol + rtol * abs(expected), (
             f"{where}: chadpy {actual!r} vs finite differences {expected!r}"
+        )
 
 
 def assert_grad_matches_fd(f, args, argnums=0, rtol: float = 1e-5, atol: float = 1e-6):
@@ -108,8 +110,9 @@ def assert_grad_matches_fd(f, args, argnums=0, rtol: float = 1e-5, atol: float =
     if isinstance(argnums, int):
         assert_close(grads[True], expected[0], rtol, atol, f"d/d arg {argnums}")
     else:
-        assert isinstance(grads[True], tuple) and len(grads[True]) == len(nums), \
+        assert isinstance(grads[True], tuple) and len(grads[True]) == len(nums), (
             f"expected a tuple of {len(nums)} gradients, got {grads[True]!r}"
+        )
         for i, a, e in zip(nums, grads[True], expected):
             assert_close(a, e, rtol, atol, f"d/d arg {i}")
     return grads[True]

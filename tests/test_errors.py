@@ -54,6 +54,7 @@ async def e_async(x):
 def e_class(x):
     class Box:
         pass
+
     return x * 2.0
 
 
@@ -210,7 +211,8 @@ def assert_located(message: str, fn, *line_texts: str) -> None:
     filename = inspect.getsourcefile(fn)
     assert filename in message, f"file name {filename!r} missing from:\n{message}"
     found = [
-        (lineno, text) for lineno, text in expected_locations(fn, *line_texts)
+        (lineno, text)
+        for lineno, text in expected_locations(fn, *line_texts)
         if re.search(rf"\bline {lineno}\b", message) and text in message
     ]
     assert found, f"none of {expected_locations(fn, *line_texts)} shown in:\n{message}"
@@ -266,25 +268,29 @@ def test_decorating_never_raises_and_the_original_still_runs():
         decorated_try.grad(1.5)
 
 
-@pytest.mark.parametrize(("fn", "args", "expected"), [
-    (e_global, (1.5,), 3.0),
-    (e_try, (1.5,), 3.0),
-    (e_class, (1.5,), 3.0),
-    (e_del, (1.5,), 1.5),
-    (e_star_params, (1.5,), 3.0),
-    (e_star_kwargs, (1.5,), 3.0),
-    (e_star_call, (3.0, 4.0), 5.0),
-    (e_eval, (1.5,), 2.25),
-    (e_gamma, (3.0,), 4.0),
-    (e_copysign, (1.5, -1.0), -1.5),
-    (e_for, (1.5,), 4.5),
-    (e_while, (1.5,), 12.0),
-    (e_lambda, (1.5,), 3.0),
-    (e_list, (1.5,), 5.0),
-    (e_one_branch, (1.5,), 2.25),
-    (e_returns_pair, (1.5,), (1.5, 3.0)),
-    (e_returns_whole_number, (1.5,), 3),
-], ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.parametrize(
+    ("fn", "args", "expected"),
+    [
+        (e_global, (1.5,), 3.0),
+        (e_try, (1.5,), 3.0),
+        (e_class, (1.5,), 3.0),
+        (e_del, (1.5,), 1.5),
+        (e_star_params, (1.5,), 3.0),
+        (e_star_kwargs, (1.5,), 3.0),
+        (e_star_call, (3.0, 4.0), 5.0),
+        (e_eval, (1.5,), 2.25),
+        (e_gamma, (3.0,), 4.0),
+        (e_copysign, (1.5, -1.0), -1.5),
+        (e_for, (1.5,), 4.5),
+        (e_while, (1.5,), 12.0),
+        (e_lambda, (1.5,), 3.0),
+        (e_list, (1.5,), 5.0),
+        (e_one_branch, (1.5,), 2.25),
+        (e_returns_pair, (1.5,), (1.5, 3.0)),
+        (e_returns_whole_number, (1.5,), 3),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
 def test_decorated_rejected_function_still_callable(fn, args, expected):
     decorated = chad.reverse(fn)
     assert decorated(*args) == expected == fn(*args)

@@ -47,11 +47,11 @@ def op_div(x, y):
 
 
 def op_pow(x, y):
-    return x ** y
+    return x**y
 
 
 def op_pow_consts(x):
-    return x ** 3 + x ** 2 + x ** 1 + x ** 0 + x ** -2 + x ** 0.5 + x ** EXPONENT
+    return x**3 + x**2 + x**1 + x**0 + x**-2 + x**0.5 + x**EXPONENT
 
 
 def op_floordiv(x, y):
@@ -201,7 +201,7 @@ def b_float_passthrough(x):
 
 
 def b_int_arg(x, n):
-    return x ** n + n
+    return x**n + n
 
 
 # ====================================================================== control flow
@@ -271,6 +271,25 @@ def cf_elif_returns(x):
     elif x < 2.0:
         return 2.0 * x - 1.0
     return 3.0
+
+
+def cf_dead_case_inactive_result(x):
+    y = x * 2.0
+    w = math.sin(y) if x > 0.0 else 1.0
+    if x > 1.0:
+        v = math.cos(y)
+    else:
+        v = 2.0
+    t = (w, v * 2.0)  # noqa: F841 (dead on purpose)
+    return float(int(x))
+
+
+def cf_dead_case_in_returning_branch(x, y):
+    z = x * y
+    if x > 0.0:
+        w = math.sin(z) if y > 0.0 else 1.0  # noqa: F841 (dead on purpose)
+        return 1.0
+    return z
 
 
 def cf_ifexp(x, y):
@@ -355,7 +374,7 @@ def helper_scale(x, factor=2.0):
 
 
 def helper_kwonly(x, *, power=2, shift=0.5):
-    return x ** power + shift
+    return x**power + shift
 
 
 def helper_pair(x, y):
@@ -369,6 +388,12 @@ def u_calls(x, y):
     d = helper_kwonly(y, power=3)
     e = helper_scale(factor=x, x=y)
     return a * b + c - d + e + helper_scale(2.0)
+
+
+def u_inactive_kwonly_call(x, y):
+    c = helper_kwonly(2.0, shift=0.25)
+    e = helper_kwonly(3.0)
+    return x * c + y * e + helper_kwonly(y, power=1, shift=x)
 
 
 def u_tuple_returning(x, y):
@@ -435,7 +460,7 @@ def u_decorated_callee(x, y):
 
 
 def c_constants(x):
-    return SCALE * x + OFFSET + math.pi * x ** 2 + math.e
+    return SCALE * x + OFFSET + math.pi * x**2 + math.e
 
 
 def c_aliases(x, y):
@@ -561,7 +586,7 @@ def frac_away(v: float, points: tuple[float, ...], margin: float = 0.02) -> bool
 
 
 def spread(values: tuple, margin: float = 0.02) -> bool:
-    return all(abs(a - b) > margin for i, a in enumerate(values) for b in values[i + 1:])
+    return all(abs(a - b) > margin for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 ANY = fl(-3.0, 3.0)
@@ -626,8 +651,13 @@ CASES = [
     Case(b_minmax2, st.tuples(ANY, ANY).filter(spread), (0, 1)),
     Case(b_relu, st.tuples(NONZERO)),
     Case(b_pow, st.tuples(POS, fl(-2.0, 2.0)), (0, 1)),
-    Case(b_discrete, st.tuples(ANY.filter(lambda v: frac_away(v, (0.0, 0.5), 0.01) and frac_away(10 * v, (0.5,), 0.01)),
-                               st.integers(-3, 3)), (0, 1)),
+    Case(
+        b_discrete,
+        st.tuples(
+            ANY.filter(lambda v: frac_away(v, (0.0, 0.5), 0.01) and frac_away(10 * v, (0.5,), 0.01)), st.integers(-3, 3)
+        ),
+        (0, 1),
+    ),
     Case(b_float_passthrough, st.tuples(ANY)),
     Case(b_int_arg, st.tuples(ANY, st.integers(0, 4)), (0, 1)),
     # control flow
@@ -638,6 +668,8 @@ CASES = [
     Case(cf_if_no_else, st.tuples(away(-3.0, 3.0, 0.5), ANY), (0, 1)),
     Case(cf_nested_join, st.tuples(away(-3.0, 3.0, 0.0), away(-3.0, 3.0, 0.0)), (0, 1)),
     Case(cf_elif_returns, st.tuples(away(-3.0, 3.0, 0.0, 1.0, 2.0))),
+    Case(cf_dead_case_inactive_result, st.tuples(ANY.filter(lambda v: frac_away(v, (0.0,))))),
+    Case(cf_dead_case_in_returning_branch, st.tuples(away(-3.0, 3.0, 0.0), away(-3.0, 3.0, 0.0)), (0, 1)),
     Case(cf_ifexp, st.tuples(ANY, away(-3.0, 3.0, 0.0)).filter(lambda a: abs(a[0] - a[1]) > 0.05), (0, 1)),
     Case(cf_and_or, st.tuples(away(-3.0, 3.0, 1.0), NONZERO), (0, 1)),
     Case(cf_and_or_operands, st.tuples(NONZERO, ANY), (0, 1)),
@@ -654,6 +686,7 @@ CASES = [
     Case(t_module_tuple, st.tuples(ANY)),
     # user function calls
     Case(u_calls, st.tuples(ANY, ANY), (0, 1)),
+    Case(u_inactive_kwonly_call, st.tuples(ANY, ANY), (0, 1)),
     Case(u_tuple_returning, st.tuples(ANY, ANY), (0, 1)),
     Case(u_one_param_callee, st.tuples(ANY, ANY), (0, 1)),
     Case(u_rec_tuple, st.tuples(fl(-1.5, 1.5), st.integers(0, 5)), (0, 1)),
@@ -722,6 +755,11 @@ FIXED = [
     (cf_elif_returns, (0.5,), 0, 1.0),
     (cf_elif_returns, (1.5,), 0, 2.0),
     (cf_elif_returns, (2.5,), 0, 0.0),
+    (cf_dead_case_inactive_result, (0.5,), 0, 0.0),
+    (cf_dead_case_inactive_result, (1.5,), 0, 0.0),
+    (cf_dead_case_inactive_result, (-0.5,), 0, 0.0),
+    (cf_dead_case_in_returning_branch, (1.0, 2.0), (0, 1), (0.0, 0.0)),
+    (cf_dead_case_in_returning_branch, (-1.0, 2.0), (0, 1), (2.0, -1.0)),
     (cf_ifexp, (3.0, 2.0), (0, 1), (2 * 6.0 * 2.0, 2 * 6.0 * 3.0 + 1.0)),
     (cf_ifexp, (1.0, 2.0), (0, 1), (-2.0, 2.0 + 1.0)),
     (cf_ifexp, (1.0, -2.0), (0, 1), (2 * -2.0 * -2.0, 2 * -2.0 * 1.0 + 2.0)),
@@ -760,7 +798,8 @@ FIXED = [
     (t_mixed_tuple, ((2.5, 4),), 0, (4.0, None)),
     (t_tuple_in, ((2.0, 3.0), 5.0), (0, 1), ((3.0 + 1.0, 2.0 + 5.0), 3.0)),
     (t_negative_index, ((1.0, 2.0, 3.0),), 0, (1.0, 3.0, 2.0)),
-    (u_power, (1.5, 5), (0, 1), (5 * 1.5 ** 4, None)),
+    (u_power, (1.5, 5), (0, 1), (5 * 1.5**4, None)),
+    (u_inactive_kwonly_call, (1.5, 2.0), (0, 1), (4.25 + 1.0, 9.5 + 1.0)),
     (u_one_param_callee, (1.5, 2.0), (0, 1), (2 * 1.5 + 2 * 3.0 * 2.0, 2 * 3.0 * 1.5)),
     (u_rec_tuple, (2.0, 2), (0, 1), (3 * 4.0 + 2 * 2.0 + 1.0, None)),
     (b_relu, (1.5,), 0, 3.0),
@@ -779,32 +818,34 @@ FIXED = [
 
 
 @pytest.mark.parametrize("simplify", [True, False])
-@pytest.mark.parametrize(("fn", "args", "argnums", "expected"), FIXED,
-                         ids=[f"{c[0].__name__}{c[1]}" for c in FIXED])
+@pytest.mark.parametrize(("fn", "args", "argnums", "expected"), FIXED, ids=[f"{c[0].__name__}{c[1]}" for c in FIXED])
 def test_gradient_at_fixed_points(fn, args, argnums, expected, simplify):
     g = chad.grad(fn, argnums=argnums, simplify=simplify)(*args)
     assert_close(g, expected, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize(("fn", "args", "argnums"), [
-    (cf_if_else, (2.0, 3.0), (0, 1)),
-    (cf_if_else, (0.5, 3.0), (0, 1)),
-    (cf_elif, (-2.0,), 0),
-    (cf_elif, (0.0,), 0),
-    (cf_elif, (4.0,), 0),
-    (cf_nested_partial, (2.0, 3.0), (0, 1)),
-    (cf_nested_partial, (2.0, -3.0), (0, 1)),
-    (cf_nested_partial, (-2.0, 3.0), (0, 1)),
-    (cf_chained, (0.5, 2.0), (0, 1)),
-    (cf_chained, (0.5, 0.5), (0, 1)),
-    (u_mutual, (0.7, 0), (0, 1)),
-    (u_mutual, (0.7, 1), (0, 1)),
-    (u_mutual, (0.7, 4), (0, 1)),
-    (logistic_loss, (0.3, -0.2, 1.5, 1), (0, 1, 2, 3)),
-    (logistic_loss, (0.3, -0.2, 1.5, 0), (0, 1, 2, 3)),
-    (chain20, (0.3,), 0),
-    (chain20, (-0.9,), 0),
-])
+@pytest.mark.parametrize(
+    ("fn", "args", "argnums"),
+    [
+        (cf_if_else, (2.0, 3.0), (0, 1)),
+        (cf_if_else, (0.5, 3.0), (0, 1)),
+        (cf_elif, (-2.0,), 0),
+        (cf_elif, (0.0,), 0),
+        (cf_elif, (4.0,), 0),
+        (cf_nested_partial, (2.0, 3.0), (0, 1)),
+        (cf_nested_partial, (2.0, -3.0), (0, 1)),
+        (cf_nested_partial, (-2.0, 3.0), (0, 1)),
+        (cf_chained, (0.5, 2.0), (0, 1)),
+        (cf_chained, (0.5, 0.5), (0, 1)),
+        (u_mutual, (0.7, 0), (0, 1)),
+        (u_mutual, (0.7, 1), (0, 1)),
+        (u_mutual, (0.7, 4), (0, 1)),
+        (logistic_loss, (0.3, -0.2, 1.5, 1), (0, 1, 2, 3)),
+        (logistic_loss, (0.3, -0.2, 1.5, 0), (0, 1, 2, 3)),
+        (chain20, (0.3,), 0),
+        (chain20, (-0.9,), 0),
+    ],
+)
 def test_fixed_points_match_finite_differences(fn, args, argnums):
     """Each branch, taken on purpose, at a point well inside it."""
     assert_grad_matches_fd(fn, args, argnums)
@@ -938,8 +979,11 @@ def test_vjp_matches_finite_differences_per_component():
     args = (0.7, -1.3)
     _, pullback = chad.vjp(d_nested_out, *args)
     for k, ct in enumerate([((1.0, 0.0), 0.0), ((0.0, 1.0), 0.0), ((0.0, 0.0), 1.0)]):
-        component = [lambda x, y: d_nested_out(x, y)[0][0], lambda x, y: d_nested_out(x, y)[0][1],
-                     lambda x, y: d_nested_out(x, y)[1]][k]
+        component = [
+            lambda x, y: d_nested_out(x, y)[0][0],
+            lambda x, y: d_nested_out(x, y)[0][1],
+            lambda x, y: d_nested_out(x, y)[1],
+        ][k]
         expected = tuple(central_diff(component, args, i) for i in range(2))
         assert_close(pullback(ct), expected)
 

@@ -185,23 +185,26 @@ def test_earr_pop_without_contributions_gives_the_zero():
 # ====================================================================== pow rules
 
 
-@pytest.mark.parametrize(("d", "a", "b", "expected"), [
-    (2.0, 3.0, 2.0, 12.0),
-    (1.0, 2.0, 3.0, 12.0),
-    (1.0, 4.0, 0.5, 0.25),
-    (1.0, 2.0, -1.0, -0.25),
-    (1.5, -2.0, 3, 18.0),
-    (1.0, 0.0, 0.0, 0.0),  # b == 0: zero, without evaluating 0.0 ** -1
-    (1.0, 5.0, 0, 0.0),
-    (3.0, 0.0, 1.0, 3.0),
-])
+@pytest.mark.parametrize(
+    ("d", "a", "b", "expected"),
+    [
+        (2.0, 3.0, 2.0, 12.0),
+        (1.0, 2.0, 3.0, 12.0),
+        (1.0, 4.0, 0.5, 0.25),
+        (1.0, 2.0, -1.0, -0.25),
+        (1.5, -2.0, 3, 18.0),
+        (1.0, 0.0, 0.0, 0.0),  # b == 0: zero, without evaluating 0.0 ** -1
+        (1.0, 5.0, 0, 0.0),
+        (3.0, 0.0, 1.0, 3.0),
+    ],
+)
 def test_pow_base_ct(d, a, b, expected):
     assert pow_base_ct(d, a, b) == pytest.approx(expected, rel=1e-15)
 
 
 @pytest.mark.parametrize(("d", "a", "b"), [(1.0, 2.0, 3.0), (0.5, 0.3, -1.5), (2.0, 7.0, 0.25)])
 def test_pow_exponent_ct_closed_form(d, a, b):
-    y = a ** b
+    y = a**b
     assert pow_exponent_ct(d, y, a) == pytest.approx(d * y * math.log(a), rel=1e-15)
 
 
@@ -222,7 +225,7 @@ def test_pow_rules_match_finite_differences(a, b):
     da = (math.pow(a + h, b) - math.pow(a - h, b)) / (2 * h)
     db = (math.pow(a, b + h) - math.pow(a, b - h)) / (2 * h)
     assert pow_base_ct(1.0, a, b) == pytest.approx(da, rel=1e-5, abs=1e-6)
-    assert pow_exponent_ct(1.0, a ** b, a) == pytest.approx(db, rel=1e-5, abs=1e-6)
+    assert pow_exponent_ct(1.0, a**b, a) == pytest.approx(db, rel=1e-5, abs=1e-6)
 
 
 # ====================================================================== check
@@ -297,8 +300,9 @@ def test_from_user_wrong_structure():
 
 
 _leaf = st.one_of(st.floats(-5, 5), st.integers(-3, 3), st.just("s"))
-_values = st.recursive(_leaf, lambda inner: st.tuples(inner) | st.tuples(inner, inner) | st.tuples(inner, inner, inner),
-                       max_leaves=8)
+_values = st.recursive(
+    _leaf, lambda inner: st.tuples(inner) | st.tuples(inner, inner) | st.tuples(inner, inner, inner), max_leaves=8
+)
 
 
 def _cotangent_like(value, draw_float):
