@@ -279,7 +279,7 @@ class _Chad:
             positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
             keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
             return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords), comment=loc)]
-        pullback = self.names.fresh(("_".join(ir.bound_names(_as_let(target)))) + "_pullback")
+        pullback = self.names.fresh("_".join(_targets(target)) + "_pullback")
         result = self.names.fresh("result") if isinstance(target, tuple) else target
         out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args), comment=loc)]
         if isinstance(target, tuple):
@@ -300,7 +300,3 @@ def _unpack(names: list[str], value: Expr) -> Assign:
 
 def _targets(target: str | tuple[str, ...]) -> list[str]:
     return [target] if isinstance(target, str) else list(target)
-
-
-def _as_let(target: str | tuple[str, ...]) -> ir.Let:
-    return ir.Let(target, ir.Const(None))

@@ -26,6 +26,7 @@ from . import ir
 from .errors import ChadError, UnknownFunction, UnsupportedSyntax
 from .fence import fence
 from .primitives import BINARY_FOLDS, OPERATORS, PRIMITIVES, Primitive
+from .runtime import check
 from .source import ParsedFunction, Watch, is_missing, parse_function
 
 _BINOPS = {
@@ -205,8 +206,6 @@ class _Lowerer:
             args = [self.atom(stmt.test, env, lets)]
             if stmt.msg is not None:
                 args.append(self.atom(stmt.msg, env, lets))
-            from .runtime import check
-
             lets.append(ir.Let(self.names.fresh("_"), ir.Prim(PRIMITIVES[check], args), loc))
         elif isinstance(stmt, gast.Pass):
             return
@@ -301,7 +300,7 @@ class _Lowerer:
                 return ir.Const(-node.operand.value)
             return ir.Prim(OPERATORS[_UNOPS[type(node.op)]], [self.atom(node.operand, env, lets)])
         if isinstance(node, gast.Compare):
-            return self.compare(node.left, list(zip(node.ops, node.comparators)), env, lets)
+            return self.compare(self.atom(node.left, env, lets), list(zip(node.ops, node.comparators)), env, lets)
         if isinstance(node, gast.BoolOp):
             return self.boolop(node.op, node.values, env, lets)
         if isinstance(node, gast.IfExp):
@@ -321,32 +320,17 @@ class _Lowerer:
         lets: list[ir.Let] = []
         return ir.Block(lets, self.atom(node, env, lets))
 
-    def compare(self, left: gast.expr, rest: list, env: dict, lets: list) -> ir.Expr:
-        a = self.atom(left, env, lets)
+    def compare(self, a: ir.Atom, rest: list, env: dict, lets: list) -> ir.Expr:
+        """`a < b < c` is `(a < b) and (b < c)`: b evaluated once, c only if needed."""
         op, right = rest[0]
         b = self.atom(right, env, lets)
         first = ir.Prim(OPERATORS[_CMPOPS[type(op)]], [a, b])
         if len(rest) == 1:
             return first
-        # a < b < c  ==  (a < b) and (b < c), with b evaluated once and c only if needed
-        t = self.names.fresh("cmp")
-        lets.append(ir.Let(t, first, self.loc))
+        t = self._bind(first, lets, "cmp")
         then_lets: list[ir.Let] = []
-        more = self.compare_from(b, rest[1:], env, then_lets)
-        return ir.Case(ir.Var(t), ir.Block(then_lets, more), ir.Block([], ir.Var(t)))
-
-    def compare_from(self, a: ir.Atom, rest: list, env: dict, lets: list) -> ir.Atom:
-        op, right = rest[0]
-        b = self.atom(right, env, lets)
-        t = self.names.fresh("cmp")
-        lets.append(ir.Let(t, ir.Prim(OPERATORS[_CMPOPS[type(op)]], [a, b]), self.loc))
-        if len(rest) == 1:
-            return ir.Var(t)
-        then_lets: list[ir.Let] = []
-        more = self.compare_from(b, rest[1:], env, then_lets)
-        c = self.names.fresh("cmp")
-        lets.append(ir.Let(c, ir.Case(ir.Var(t), ir.Block(then_lets, more), ir.Block([], ir.Var(t))), self.loc))
-        return ir.Var(c)
+        more = self._bind(self.compare(b, rest[1:], env, then_lets), then_lets, "cmp")
+        return ir.Case(t, ir.Block(then_lets, more), ir.Block([], t))
 
     def boolop(self, op: gast.boolop, values: list[gast.expr], env: dict, lets: list) -> ir.Expr:
         """`a and b` is `b if a else a`; `a or b` is `a if a else b` (Python returns an operand)."""

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import runtime
-from .target import Compare, Expr, IfExp, Lit, UnaryOp, call
+from .target import BinOp, Compare, Expr, IfExp, Lit, UnaryOp, call
 
 Vjp = Callable[..., list[Expr]]
 
@@ -43,8 +43,6 @@ def _function(fn: Callable, vjp: Vjp | None, nargs: tuple[int, int | None] = (1,
 
 
 def _binary(name: str, symbol: str, vjp: Vjp | None) -> Primitive:
-    from .target import BinOp
-
     return Primitive(name, lambda a, b: BinOp(symbol, a, b), vjp, (2, 2))
 
 

@@ -184,21 +184,10 @@ def _is_zero(e: object) -> bool:
 
 
 def _mentions(s: Stmt, name: str) -> bool:
+    """Whether s (or anything nested in it) reads or assigns `name`."""
     if name in expr_names([s]):
         return True
-    return any(name in t for t in _bound(s))
-
-
-def _bound(s: Stmt) -> list[set[str]]:
-    if isinstance(s, Assign):
-        return [set(s.targets)]
-    if isinstance(s, (If, Def)):
-        out: set[str] = set()
-        for x in _walk([s]):
-            for b in _bound(x) if x is not s else []:
-                out |= b
-        return [out]
-    return []
+    return any(isinstance(x, Assign) and name in x.targets for x in _walk([s]))
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
