@@ -12,9 +12,11 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .build import Derivative, build, generate_source
 from .errors import ChadError, ChadTypeError, Loc
-from .vtypes import CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
+from .vtypes import ARR, CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
 
 _CACHE_ATTR = "__chad_cache__"
 
@@ -24,8 +26,16 @@ def _unwrap(f: Callable) -> types.FunctionType:
 
 
 def _shape(v: Any) -> Any:
-    """What the type signature of a value depends on: its type, and a tuple's shape."""
-    return tuple(map(_shape, v)) if type(v) is tuple else type(v)
+    """What the type signature of a value depends on: its type, a tuple's shape, the kinds of a
+    list's or dict's elements, an array's dtype kind (not its shape: derivatives are shape-generic)."""
+    kind = type(v)
+    if kind is tuple:
+        return tuple(map(_shape, v))
+    if kind is list or kind is dict:
+        return kind, frozenset(map(_shape, v.values() if kind is dict else v))
+    if kind is np.ndarray:
+        return kind, v.dtype.kind
+    return kind
 
 
 def _derivative(fn: types.FunctionType, values: tuple, argnums: tuple[int, ...], simplify: bool) -> Derivative:
@@ -72,7 +82,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simpl
 
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(cts[i] if sig[i] is REAL else to_user(cts[i], sig[i], values[i]) for i in argnums)
+        return tuple(float(cts[i]) if sig[i] is REAL else to_user(cts[i], sig[i], values[i]) for i in argnums)
 
     return result, pullback, result_type, d.entry.fn.loc
 
@@ -81,6 +91,8 @@ def _scalar_ct(fn: Callable, value: Any, t: VType, loc: Loc) -> float:
     """The seed cotangent 1.0, after checking the output is a float."""
     if t is REAL or (t is CONST and isinstance(value, float)):
         return 1.0
+    if t in (ARR, CONST) and isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0:
+        return 1.0  # a NumPy scalar (np.sum of an array)
     raise ChadTypeError(
         f"grad of {_unwrap(fn).__name__} needs a scalar float output, got {type(value).__name__}; use vjp for others",
         loc,

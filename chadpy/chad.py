@@ -9,7 +9,9 @@ variable's total cotangent to its own backpropagator (`pop`, then `x_bp`).
 
 The rules below are one method per construct, in the order of Fig. 7:
 variable, let, tuple (unit/pair), projection, case, literal, discrete
-operation (sign), primitive operation; then function calls (compositional CHAD).
+operation (sign), primitive operation; then loops (the fold of Section 7: the
+forward pass records each iteration's primal values on a tape, the reverse pass
+replays the tape newest first, iteratively) and function calls (compositional CHAD).
 
 A function `f` becomes `f_chad(params) -> (result, f_bp)`, where `f_bp(d)`
 runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
@@ -20,31 +22,43 @@ from __future__ import annotations
 import inspect
 
 from . import ir
+from .arrays import dense, index_ct, unbroadcast
+from .errors import ChadError, ChadTypeError
 from .infer import Spec
 from .lower import NameSupply
-from .runtime import tuple_part
+from .primitives import resolve
+from .runtime import element, slice_ct, tuple_part
 from .target import (
     AccNew,
     AccOne,
     AccPop,
     AccPush,
     Assign,
+    Break,
     CallX,
     Def,
     DictX,
     Do,
     Expr,
+    For,
     If,
     Item,
+    ListX,
     Lit,
     Name,
     Obj,
+    Record,
+    Replay,
     Return,
     Stmt,
     TupleX,
+    UnaryOp,
+    While,
+    bodies,
     call,
+    expr_names,
 )
-from .vtypes import REAL, Tup, VType, is_active, zero_of
+from .vtypes import ARR, CONST, REAL, Dct, Lst, Tup, VType, is_active, zero_of
 
 
 def chad_spec(spec: Spec) -> Def:
@@ -122,12 +136,23 @@ class _Chad:
         return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
 
     def block(
-        self, block: ir.Block, depth: int, hint: str, wanted: bool = True, bp_name: str | None = None
+        self,
+        block: ir.Block,
+        depth: int,
+        hint: str,
+        wanted: bool = True,
+        bp_name: str | None = None,
+        results: list[ir.Atom] | None = None,
     ) -> tuple[list[Stmt], str | None]:
-        """Forward code of a block and the name of its backpropagator (None if inactive)."""
+        """Forward code of a block and the name of its backpropagator (None if inactive).
+
+        The backpropagator takes one cotangent per active result (a loop body has
+        one result per state variable; other blocks one).
+        """
+        results = [block.result] if results is None else results
         # a backpropagator only where a cotangent can arrive: the caller wants one and
         # the result carries one (a branch returning a constant needs none)
-        needs_bp = wanted and self.active(block.result)
+        needs_bp = wanted and any(self.active(r) for r in results)
         fwd: list[Stmt] = []
         scoped: list[tuple[ir.Let, str | None]] = []  # let, its backpropagator
         d = depth
@@ -135,7 +160,7 @@ class _Chad:
             bp = None
             targets = ir.bound_names(let)
             if needs_bp and any(self.active(t) for t in targets):
-                bp = self.names.fresh("_".join(targets) + "_bp")
+                bp = self.names.fresh("_".join(targets)[:40] + "_bp")
             fwd.extend(self.let(let, d, bp))
             for t in targets:
                 if needs_bp and self.active(t):
@@ -152,7 +177,9 @@ class _Chad:
                     body.append(
                         AccPush(self.acc, self.slot[t], self.ct[t], zero_of(self.spec.types[t]), comment=f"scope {t}")
                     )
-        body.extend(self.var(block.result, Name(self.d)))
+        params = [self.d] if len(results) == 1 else [self.names.fresh("d" + _plain(r)) for r in results]
+        for r, dr in zip(results, params):
+            body.extend(self.var(r, Name(dr)))
         for let, bp in reversed(scoped):
             if bp is None:
                 continue
@@ -167,9 +194,8 @@ class _Chad:
             else:
                 ct = DictX([Lit(k) for k, t in enumerate(targets) if self.active(t)], [Name(self.ct[t]) for t in live])
             body.append(self.bp_call(bp, ct))
-        fwd.append(
-            Def(name, [self.d, self.acc], body or [], comment="D[let ... in ...]: scope each variable, newest first")
-        )
+        params = [p for p, r in zip(params, results) if self.active(r)]
+        fwd.append(Def(name, [*params, self.acc], body, comment="D[let ... in ...]: scope each variable, newest first"))
         return fwd, name
 
     # ------------------------------------------------------------ the rules
@@ -196,48 +222,91 @@ class _Chad:
         loc = f"line {let.loc.lineno}: {let.loc.line.strip()}" if let.loc else ""
         if isinstance(e, ir.Case):
             return [self.case(e, target, depth, bp, loc)]
+        if isinstance(e, ir.Loop):
+            return self.loop(e, target, depth, bp, loc)
         if isinstance(e, ir.Call):
             return self.call(e, target, bp, loc)
         primal = Assign(_targets(target), self.primal_expr(e), comment=loc)
         if bp is None:
             return [primal]
-        rule, body = self.rule(e, target)
-        return [primal, Def(bp, [self.d, self.acc], body or [], comment=rule)]
+        try:
+            rule, body, saves = self.rule(e, target)
+        except ChadError as err:
+            raise type(err)(err.message, err.loc or let.loc) from None
+        return [primal, *saves, Def(bp, [self.d, self.acc], body or [], comment=rule)]
 
     def primal_expr(self, e: ir.Expr) -> Expr:
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return self.primal(e)
         if isinstance(e, ir.MakeTuple):
-            return TupleX([self.primal(a) for a in e.items])
+            items = [self.primal(a) for a in e.items]
+            return ListX(items) if e.kind == "list" else TupleX(items)
+        if isinstance(e, ir.MakeDict):
+            return DictX([self.primal(k) for k in e.keys], [self.primal(v) for v in e.values])
         if isinstance(e, ir.GetItem):
-            return Item(self.primal(e.base), self.primal(e.index))
+            base, index = self.primal(e.base), self.primal(e.index)
+            if e.of_loop:  # a loop over a dict yields its keys
+                base_t = self.type_of(e.base)
+                if isinstance(base_t, Dct):
+                    return index
+                if base_t is CONST:
+                    return call(element, base, index)
+            return Item(base, index)
         if isinstance(e, ir.Prim):
             return e.op.emit(*[self.primal(a) for a in e.args])
         raise AssertionError(e)
 
-    def rule(self, e: ir.Expr, target: str | tuple[str, ...]) -> tuple[str, list[Stmt]]:
-        """The backpropagator body of a non-binding expression, with the rule's name."""
+    def rule(self, e: ir.Expr, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
+        """The backpropagator body of a non-binding expression, with the rule's name and any
+        forward statements it needs (values a later `append` would change)."""
         d = Name(self.d)
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
-            return f"D[{ir.format_atom(e)}]", self.var(e, d)
-        if isinstance(e, ir.MakeTuple):
+            return f"D[{ir.format_atom(e)}]", self.var(e, d), []
+        if isinstance(e, (ir.MakeTuple, ir.MakeDict)):
             out = []
-            for k, a in enumerate(e.items):
+            keys = [Lit(k) for k in range(len(e.items))] if isinstance(e, ir.MakeTuple) else e.keys
+            for k, a in zip(keys, e.items if isinstance(e, ir.MakeTuple) else e.values):
                 if self.active(a):
-                    out += self.var(a, call(tuple_part, d, k, zero_of(self.type_of(a))))
-            return "D[<t1, ..., tn>]: each component's part of d (lfst, lsnd)", out
+                    key = k if isinstance(k, Lit) else self.primal(k)
+                    out += self.var(a, call(tuple_part, d, key, zero_of(self.type_of(a))))
+            return "D[<t1, ..., tn>]: each component's part of d (lfst, lsnd)", out, []
         if isinstance(e, ir.GetItem):
-            base_t = self.type_of(e.base)
-            assert isinstance(base_t, Tup)
-            n = len(base_t.items)
-            if isinstance(e.index, ir.Var):
-                index: Expr = Name(e.index.name) % n  # a negative index names the same component
-            else:
-                index = Lit(e.index.value % n)
-            return "D[t[k]]: a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([index], [d]))
+            return self.getitem(e)
         if isinstance(e, ir.Prim):
             return self.prim(e, target)
         raise AssertionError(e)
+
+    def getitem(self, e: ir.GetItem) -> tuple[str, list[Stmt], list[Stmt]]:
+        """D[x[i]]: a one-hot cotangent of x (O(1): a dict entry, or an array index contribution)."""
+        d = Name(self.d)
+        base_t = self.type_of(e.base)
+        x, index = self.primal(e.base), self.primal(e.index)
+        if base_t is ARR:
+            return "D[x[i]]: an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
+        if isinstance(base_t, Dct):
+            return "D[d[k]]: a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
+        saves: list[Stmt] = []
+        if e.slice is not None:
+            if isinstance(base_t, Tup) and isinstance(e.slice, slice):
+                positions: Expr = call(range, *range(len(base_t.items))[e.slice].__reduce__()[1])
+            else:
+                positions = Name(self.names.fresh("positions"))
+                saves.append(Assign([positions.id], Item(call(range, call(len, x)), index)))
+            return "D[x[a:b]]: each element's part back in place", self.var(e.base, call(slice_ct, d, positions)), saves
+        if isinstance(base_t, Tup):
+            n = len(base_t.items)
+            if isinstance(e.index, ir.Var):
+                key: Expr = index % n  # a negative index names the same component
+            else:
+                key = Lit(e.index.value % n)
+            return "D[t[k]]: a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([key], [d])), []
+        assert isinstance(base_t, Lst)
+        if e.natural or isinstance(e.index, ir.Const) and e.index.value >= 0:
+            key = index
+        else:  # the position now: a later append would change what a negative index means
+            key = Name(self.names.fresh("position"))
+            saves.append(Assign([key.id], index % call(len, x)))
+        return "D[xs[i]]: a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
     def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> If:
         """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
@@ -250,24 +319,113 @@ class _Chad:
             branches.append(fwd)
         return If(self.primal(e.cond), branches[0], branches[1], comment=f"D[case]: {loc}" if bp else loc)
 
-    def prim(self, e: ir.Prim, target: str | tuple[str, ...]) -> tuple[str, list[Stmt]]:
+    def prim(self, e: ir.Prim, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
         """D[op(x1..xn)]: Dop^t(x1..xn; d), each part added into its argument's slot."""
         d, y = Name(self.d), Name(target if isinstance(target, str) else "")
         args = [self.primal(a) for a in e.args]
-        rule = f"D[{e.op.name}]: Dop^t"
-        if e.op.runtime_vjp is not None:  # a user rule: call it, then add each part
+        op = resolve(e.op, [self.type_of(a) for a in e.args])
+        rule = f"D[{op.name}]: Dop^t"
+        out: list[Stmt] = []
+        saves: list[Stmt] = []
+        if op.runtime_vjp is not None:  # a user rule: call it, then add each part
             parts = [self.names.fresh("ct") for _ in e.args]
-            cts = CallX(Obj(e.op.runtime_vjp, "vjp_" + e.op.name.split(".")[-1]), [d, y, *args])
-            out: list[Stmt] = [_unpack(parts, cts)]
+            cts = CallX(Obj(op.runtime_vjp, "vjp_" + op.name.split(".")[-1]), [d, y, *args])
+            out.append(_unpack(parts, cts))
             for a, p in zip(e.args, parts):
                 out += self.var(a, Name(p))
-            return rule + " (user rule)", out
-        cts = e.op.vjp(d, y, *args)
-        out = []
-        for a, ct in zip(e.args, cts):
-            if isinstance(a, ir.Var) and self.active(a):
-                out += self.var(a, ct)
-        return rule, out
+            return rule + " (user rule)", out, saves
+        extra = {}
+        if op.saves is not None:
+            saved = self.names.fresh("saved")
+            saves.append(Assign([saved], op.saves(y, *args), comment=f"kept for D[{op.name}]"))
+            extra["saved"] = Name(saved)
+        to_array = op.elementwise and isinstance(target, str) and self.spec.types[target] is ARR
+        if to_array:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
+            dense_d = self.names.fresh("d_dense")
+            out.append(Assign([dense_d], call(dense, d, y)))
+            d = Name(dense_d)
+        cts = op.vjp(d, y, *args, **extra)
+        if isinstance(cts, Expr):  # one expression computing every argument's part
+            parts = [self.names.fresh("ct") if self.active(a) else "_" for a in e.args]
+            out.append(_unpack(parts, cts))
+            cts = [Name(p) for p in parts]
+        for k, (a, ct) in enumerate(zip(e.args, cts)):
+            if not (isinstance(a, ir.Var) and self.active(a)):
+                continue
+            if ct is None:
+                raise ChadTypeError(f"`{op.name}` has no derivative with respect to its argument {k + 1}")
+            if to_array and (len(e.args) > 1 or self.type_of(a) is not ARR):
+                ct = call(unbroadcast, ct, self.primal(a))  # broadcasting: sum back to the argument's shape
+            out += self.var(a, ct)
+        return rule, out, saves
+
+    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+        """D[loop]: run the iterations forward, recording each one's primal values on a tape;
+        the backpropagator replays the tape newest first, running one iteration's
+        backpropagator per record (iteratively: no recursion, whatever the trip count)."""
+        state = e.state
+        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]), comment=loc)]
+        tape = self.names.fresh("tape") if bp is not None else None
+        if tape is not None:
+            fwd.append(Assign([tape], ListX([]), comment="one record per iteration"))
+        d = depth
+        for p in state:  # the state variables are in scope in the body, newest slots
+            if bp is not None and self.active(p):
+                self.open_slot(p, d)
+                d += 1
+        iteration: list[Stmt] = []
+        if e.test is not None:
+            test_fwd, _ = self.block(e.test, d, "test", wanted=False)
+            iteration += test_fwd
+            iteration.append(If(UnaryOp("not", self.primal(e.test.result)), [Break()], []))
+        body_fwd, body_bp = self.block(e.body, d, "iteration", wanted=bp is not None, results=e.next)
+        primal, defs = _split_defs(body_fwd)
+        iteration += primal
+        if tape is not None:
+            candidates = ([e.index] if e.index else []) + list(state) + _bound(primal)
+            needed = expr_names(defs)
+            record = [n for n in dict.fromkeys(candidates) if n in needed]
+            iteration.append(Record(tape, record))
+            sometimes = [n for n in record if n in set(_bound(primal)) - set(_bound(primal, always=True))]
+            if sometimes:  # bound on one path only: the record still needs a value
+                iteration.insert(0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), "set on one path only"))
+        iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
+        if e.stop is not None:
+            iteration.append(If(self.primal(e.stop), [Break()], []))
+        if e.seq is not None:
+            fwd.append(For(e.index, self.primal(e.seq), iteration, comment="D[loop]: forward iterations"))
+        else:
+            fwd.append(While(iteration, comment="D[loop]: forward iterations"))
+        outputs = _targets(target)
+        fwd.append(Assign(outputs, _tuple([Name(p) for p in state])))
+        if bp is None:
+            return fwd
+
+        # the reverse pass: carry the state's cotangents back through the iterations
+        live = [k for k, p in enumerate(state) if self.active(p)]
+        carry = {k: self.names.fresh("d" + state[k] + "_carry") for k in live}
+        back: list[Stmt] = []
+        for k in live:
+            part = Name(self.d) if isinstance(target, str) else call(tuple_part, Name(self.d), k, zero_of(self.spec.types[state[k]]))
+            back.append(Assign([carry[k]], part, comment=f"cotangent of the final {state[k]}"))
+        replay: list[Stmt] = list(defs)
+        for k in live:
+            p = state[k]
+            replay.append(AccPush(self.acc, self.slot[p], self.ct[p], zero_of(self.spec.types[p]), comment=f"scope {p}"))
+        if body_bp is not None:
+            args = [Name(carry[k]) for k, n in enumerate(e.next) if k in carry and self.active(n)]
+            replay.append(Do(CallX(Name(body_bp), [*args, Name(self.acc)]), comment="this iteration's backpropagator"))
+        for k in reversed(live):
+            p = state[k]
+            replay.append(AccPop(self.acc, self.slot[p], self.ct[p]))
+        for k in live:
+            replay.append(Assign([carry[k]], Name(self.ct[state[k]])))
+        record = next(s for s in iteration if isinstance(s, Record))
+        back.append(Replay(tape, record.names, replay, comment="the iterations, newest first"))
+        for k in live:
+            back += self.var(e.init[k], Name(carry[k]))
+        fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape"))
+        return fwd
 
     def call(self, e: ir.Call, target: str | tuple[str, ...], bp: str | None, loc: str) -> list[Stmt]:
         """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
@@ -291,6 +449,46 @@ class _Chad:
                 body += self.var(a, Name(p))
         out.append(Def(bp, [self.d, self.acc], body, comment=f"D[{e.fn.__name__}(...)]: the callee's backpropagator"))
         return out
+
+
+def _tuple(items: list[Expr]) -> Expr:
+    return items[0] if len(items) == 1 else TupleX(items)
+
+
+def _plain(atom: ir.Atom) -> str:
+    return atom.name if isinstance(atom, ir.Var) else "const"
+
+
+def _split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
+    """A loop body's forward code without its backpropagators, and the backpropagators
+    (which the reverse pass defines again per record, over that record's values)."""
+    primal: list[Stmt] = []
+    defs: list[Stmt] = []
+    for s in stmts:
+        if isinstance(s, Def):
+            defs.append(s)
+        elif isinstance(s, If):
+            p1, d1 = _split_defs(s.body)
+            p2, d2 = _split_defs(s.orelse)
+            primal.append(If(s.test, p1, p2, s.comment))
+            if d1 or d2:
+                defs.append(If(s.test, d1, d2, "the branch taken forward"))
+        else:
+            primal.append(s)
+    return primal, defs
+
+
+def _bound(stmts: list[Stmt], always: bool = False) -> list[str]:
+    """Names assigned by these statements (in branches too, not inside nested loops);
+    `always`: only those assigned on every path."""
+    out: list[str] = []
+    for s in stmts:
+        if isinstance(s, Assign):
+            out += s.targets
+        elif isinstance(s, If):
+            then, orelse = _bound(s.body, always), _bound(s.orelse, always)
+            out += [n for n in then if n in orelse] if always else then + orelse
+    return out
 
 
 def _unpack(names: list[str], value: Expr) -> Assign:

@@ -27,22 +27,29 @@ from .target import (
     Assign,
     Attr,
     BinOp,
+    Break,
     CallX,
     Compare,
     Def,
     DictX,
     Do,
     Expr,
+    For,
     If,
     IfExp,
     Item,
+    ListX,
     Lit,
     Name,
     Obj,
+    Record,
+    Replay,
     Return,
     Stmt,
     TupleX,
     UnaryOp,
+    While,
+    bodies,
 )
 
 _BINOPS = {
@@ -53,6 +60,7 @@ _BINOPS = {
     "//": gast.FloorDiv,
     "%": gast.Mod,
     "**": gast.Pow,
+    "@": gast.MatMult,
 }
 _CMPOPS = {
     "<": gast.Lt,
@@ -145,6 +153,8 @@ def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
         return gast.Tuple([g(x) for x in e.items], gast.Load())
     if isinstance(e, DictX):
         return gast.Dict([g(k) for k in e.keys], [g(v) for v in e.values])
+    if isinstance(e, ListX):
+        return gast.List([g(x) for x in e.items], gast.Load())
     raise AssertionError(e)
 
 
@@ -165,6 +175,11 @@ def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
         return gast.Return(g(s.value))
     if isinstance(s, Do):
         return gast.Expr(g(s.value))
+    if isinstance(s, Break):
+        return gast.Break()
+    if isinstance(s, Record):
+        record = Lit(None) if not s.names else Name(s.names[0]) if len(s.names) == 1 else TupleX(list(map(Name, s.names)))
+        return gast.Expr(g(CallX(Attr(Name(s.tape), "append"), [record])))
     if isinstance(s, AccNew):
         return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(runtime.EArr, "EArr"), [Lit(s.depth)])), None)
     if isinstance(s, AccPush):
@@ -205,8 +220,23 @@ class _Printer:
             self.comment(s.comment, indent)
             self.lines.append(f"{indent}if {_unparse(expr_to_gast(s.test, self.ns))}:")
             self.stmts(s.body, indent + "    ")
-            self.lines.append(f"{indent}else:")
-            self.stmts(s.orelse, indent + "    ")
+            if s.orelse:
+                self.lines.append(f"{indent}else:")
+                self.stmts(s.orelse, indent + "    ")
+        elif isinstance(s, For):
+            self.comment(s.comment, indent)
+            self.lines.append(f"{indent}for {s.target} in {_unparse(expr_to_gast(s.iter, self.ns))}:")
+            self.stmts(s.body, indent + "    ")
+        elif isinstance(s, While):
+            self.comment(s.comment, indent)
+            self.lines.append(f"{indent}while True:")
+            self.stmts(s.body, indent + "    ")
+        elif isinstance(s, Replay):
+            self.comment(s.comment, indent)
+            names = ", ".join(s.names) if s.names else "_"
+            reverse = self.ns.spell(reversed, "reversed").id
+            self.lines.append(f"{indent}for {names} in {reverse}({s.tape}):")
+            self.stmts(s.body, indent + "    ")
         else:
             text = indent + _unparse(_simple_to_gast(s, self.ns))
             note = getattr(s, "comment", "")
@@ -225,9 +255,12 @@ def local_names(stmts: list[Stmt], out: set[str] | None = None) -> set[str]:
             out.add(s.name)
             out.update(s.params)
             local_names(s.body, out)
-        elif isinstance(s, If):
+        elif isinstance(s, (For, Replay)):
+            out.update([s.target] if isinstance(s, For) else s.names)
             local_names(s.body, out)
-            local_names(s.orelse, out)
+        elif bodies(s):
+            for body in bodies(s):
+                local_names(body, out)
         elif isinstance(s, Assign):
             out.update(s.targets)
         elif isinstance(s, (Accum,)):

@@ -60,14 +60,21 @@ _ALLOWED = (
     gast.IsNot,
     gast.In,
     gast.NotIn,
+    gast.For,
+    gast.While,
+    gast.Break,
+    gast.Continue,
+    gast.List,
+    gast.ListComp,
+    gast.GeneratorExp,
+    gast.comprehension,
+    gast.Dict,
+    gast.Slice,
+    gast.MatMult,
 )
 
 # What to call a rejected construct, and a hint where there is one.
 _REJECTED = {
-    gast.For: "`for` loops are not supported yet",
-    gast.While: "`while` loops are not supported yet",
-    gast.Break: "`break` is not supported",
-    gast.Continue: "`continue` is not supported",
     gast.Global: "`global` declarations are not supported: a differentiated function must not rebind module state",
     gast.Nonlocal: "`nonlocal` declarations are not supported",
     gast.Try: "`try` statements are not supported",
@@ -87,16 +94,10 @@ _REJECTED = {
     gast.Await: "`await` is not supported",
     gast.NamedExpr: "assignment expressions (`:=`) are not supported",
     gast.Starred: "star-arguments (`*args`) are not supported",
-    gast.List: "lists are not supported yet",
-    gast.ListComp: "list comprehensions are not supported yet",
-    gast.Dict: "dicts are not supported yet",
     gast.DictComp: "dict comprehensions are not supported",
     gast.Set: "sets are not supported",
     gast.SetComp: "set comprehensions are not supported",
-    gast.GeneratorExp: "generator expressions are not supported",
     gast.JoinedStr: "f-strings are not supported",
-    gast.Slice: "slices are not supported yet",
-    gast.MatMult: "the `@` operator is not supported yet",
     gast.Invert: "the `~` operator is not supported",
 }
 
@@ -135,6 +136,17 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         raise UnsupportedSyntax("an expression statement that is not a call has no effect", parsed.loc(node))
     if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
         raise UnsupportedSyntax("`**kwargs` in a call is not supported", parsed.loc(where))
+    if isinstance(node, (gast.For, gast.While)) and node.orelse:
+        kind = "for" if isinstance(node, gast.For) else "while"
+        raise UnsupportedSyntax(f"`{kind} ... else` is not supported; use a flag variable", parsed.loc(node))
+    if isinstance(node, gast.For):
+        _check_target(node.target, parsed)
+    if isinstance(node, gast.comprehension):
+        if node.is_async:
+            raise UnsupportedSyntax("async comprehensions are not supported", parsed.loc(where))
+        _check_target(node.target, parsed)
+    if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
+        raise UnsupportedSyntax("`**` in a dict literal is not supported", parsed.loc(where))
     if isinstance(node, gast.Attribute) and not isinstance(node.ctx, gast.Load):
         raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(where))
     for child in gast.iter_child_nodes(node):
@@ -149,7 +161,11 @@ def _check_target(target: gast.AST, parsed: ParsedFunction) -> None:
             _check_target(t, parsed)
         return
     if isinstance(target, gast.Subscript):
-        raise UnsupportedSyntax("assigning to an element (`x[i] = ...`) is not supported yet", parsed.loc(target))
+        raise UnsupportedSyntax(
+            "assigning to an element (`x[i] = ...`) mutates a value; not supported: build a new list/array "
+            "(a comprehension, `append` on a list the function created, `np.where`)",
+            parsed.loc(target),
+        )
     if isinstance(target, gast.Attribute):
         raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(target))
     if isinstance(target, gast.Starred):

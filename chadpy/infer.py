@@ -15,7 +15,8 @@ from . import ir
 from .errors import ChadError, ChadTypeError
 from .lower import lower_function
 from .source import Watch
-from .vtypes import BOTTOM, CONST, REAL, Tup, VType, is_active, join, tup
+from .primitives import resolve
+from .vtypes import ARR, BOTTOM, CONST, REAL, Dct, Lst, Tup, VType, dct, is_active, item_join, join, lst, tup
 
 _MAX_ROUNDS = 50
 
@@ -116,8 +117,11 @@ class _Infer:
                 raise ChadTypeError(f"cannot unpack a tuple of {len(t.items)} into {len(target)} names")
             for name, item in zip(target, t.items):
                 self.spec.types[name] = item
-        elif t is REAL:
-            raise ChadTypeError("cannot unpack a float")
+        elif t is REAL or t is ARR:
+            raise ChadTypeError("cannot unpack a float or an array that carries derivatives; index it instead")
+        elif isinstance(t, (Lst, Dct)):
+            for name in target:
+                self.spec.types[name] = t.item if isinstance(t, Lst) else CONST
         else:
             for name in target:
                 self.spec.types[name] = t  # CONST or BOTTOM
@@ -129,12 +133,7 @@ class _Infer:
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return self.atom(e)
         if isinstance(e, ir.Prim):
-            args = [self.atom(a) for a in e.args]
-            if e.op.discrete:
-                return CONST
-            if any(isinstance(t, Tup) for t in args):
-                raise ChadTypeError(f"`{e.op.name}` on a tuple that carries derivatives is not supported")
-            return REAL if REAL in args else BOTTOM if BOTTOM in args else CONST
+            return self.prim(e)
         if isinstance(e, ir.Call):
             args = tuple(self.atom(a) for a in e.args)
             if BOTTOM in args:
@@ -145,22 +144,80 @@ class _Infer:
             self.spec.callees[id(e)] = callee
             return callee.result
         if isinstance(e, ir.MakeTuple):
-            return tup([self.atom(a) for a in e.items])
+            items = [self.atom(a) for a in e.items]
+            return lst(_join_all(items)) if e.kind == "list" else tup(items)
+        if isinstance(e, ir.MakeDict):
+            return dct(_join_all([self.atom(a) for a in e.values]))
         if isinstance(e, ir.GetItem):
-            base = self.atom(e.base)
-            if base is REAL:
-                raise ChadTypeError("cannot index a float")
-            if not isinstance(base, Tup):
-                return base  # CONST or BOTTOM
-            if isinstance(e.index, ir.Var):
-                t = BOTTOM
-                for item in base.items:
-                    t = join(t, item)
-                return t
-            k = e.index.value
-            if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
-                raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
-            return base.items[k]
+            return self.getitem(e)
         if isinstance(e, ir.Case):
             return join(self.block(e.then), self.block(e.orelse))
+        if isinstance(e, ir.Loop):
+            return self.loop(e)
         raise AssertionError(e)
+
+    def prim(self, e: ir.Prim) -> VType:
+        args = [self.atom(a) for a in e.args]
+        op = resolve(e.op, args)
+        if op.discrete:
+            return CONST
+        if BOTTOM in args:
+            return BOTTOM
+        if op.type_rule is not None:
+            return op.type_rule(*args)
+        if any(isinstance(t, (Tup, Lst, Dct)) for t in args):
+            raise ChadTypeError(f"`{op.name}` on a tuple, list or dict that carries derivatives is not supported")
+        if not any(is_active(t) for t in args):
+            return CONST
+        if op.result == "array" or op.result == "same" and ARR in args:
+            return ARR
+        return REAL
+
+    def getitem(self, e: ir.GetItem) -> VType:
+        base = self.atom(e.base)
+        if base is REAL:
+            raise ChadTypeError("cannot index a float")
+        if base is ARR:
+            return ARR
+        if isinstance(base, Dct):
+            return CONST if e.of_loop else base.item  # a loop over a dict yields its keys
+        if isinstance(base, Lst):
+            return base if e.slice is not None else base.item
+        if not isinstance(base, Tup):
+            return base  # CONST or BOTTOM
+        if e.slice is not None:
+            if not isinstance(e.slice, slice):
+                return lst(item_join(base))  # run-time bounds: its length is not known statically
+            return tup(base.items[e.slice])
+        if isinstance(e.index, ir.Var):
+            return item_join(base)
+        k = e.index.value
+        if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
+            raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
+        return base.items[k]
+
+    def loop(self, e: ir.Loop) -> VType:
+        """Iterate the body's types until the state's types settle (they only grow)."""
+        types = [self.atom(a) for a in e.init]
+        for _ in range(_MAX_ROUNDS):
+            for name, t in zip(e.state, types):
+                self.spec.types[name] = t
+            if e.index is not None:
+                self.spec.types[e.index] = CONST
+            if e.test is not None:
+                self.block(e.test)
+            self.block(e.body)
+            new = [join(t, self.atom(n)) for t, n in zip(types, e.next)]
+            if new == types:
+                break
+            types = new
+        else:
+            raise ChadTypeError("the types of this loop's variables do not settle (a tuple that grows?)")
+        return types[0] if len(types) == 1 else tup(types)
+
+
+def _join_all(types: list[VType]) -> VType:
+    out = CONST
+    for t in types:
+        out = join(out, t)
+    return out

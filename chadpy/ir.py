@@ -60,15 +60,35 @@ class Call:
 
 @dataclass
 class MakeTuple:
+    """A tuple or (`kind="list"`) a list literal: the paper's n-ary product / array build."""
+
     items: list[Atom]
+    kind: str = "tuple"
+
+
+@dataclass
+class MakeDict:
+    """A dict literal; keys are discrete."""
+
+    keys: list[Atom]
+    values: list[Atom]
 
 
 @dataclass
 class GetItem:
-    """`base[index]` on a tuple: a projection (fst/snd generalised)."""
+    """`base[index]`: a projection of a tuple, an element of a list/dict/array, or a slice.
+
+    `slice`: None for an element; for a slice, the `slice` object if its bounds are
+    constants, else True. `natural`: the index is a valid non-negative position (a
+    loop counter). `of_loop`: the element `for` yields at position `index` (a
+    dict yields its keys, so then it is the index itself).
+    """
 
     base: Atom
     index: Atom
+    slice: object = None
+    natural: bool = False
+    of_loop: bool = False
 
 
 @dataclass
@@ -80,7 +100,29 @@ class Case:
     orelse: Block
 
 
-Expr = Atom | Prim | Call | MakeTuple | GetItem | Case
+@dataclass
+class Loop:
+    """A loop over a tuple of state variables (the paper's fold, Section 7, generalised).
+
+    `for index in seq` (seq discrete: a range or a list of keys) or `while test`
+    (test evaluated from the state before each iteration). Each iteration runs
+    `body` with the state variables bound, and yields the new state `next`. When
+    `stop` is given (the loop has `break` or `return`), it is a discrete atom of
+    the body: the loop ends after an iteration in which it is true.
+    The let binding a loop takes the final state.
+    """
+
+    state: list[str]
+    init: list[Atom]
+    index: str | None
+    seq: Atom | None
+    test: Block | None
+    body: Block
+    next: list[Atom]
+    stop: Atom | None = None
+
+
+Expr = Atom | Prim | Call | MakeTuple | MakeDict | GetItem | Case | Loop
 
 
 @dataclass
@@ -127,10 +169,24 @@ def format_expr(e: Expr, indent: str) -> str:
     if isinstance(e, Call):
         return f"call {e.fn.__name__}({', '.join(map(format_atom, e.args))})"
     if isinstance(e, MakeTuple):
-        return f"<{', '.join(map(format_atom, e.items))}>"
+        brackets = "[]" if e.kind == "list" else "<>"
+        return brackets[0] + ", ".join(map(format_atom, e.items)) + brackets[1]
+    if isinstance(e, MakeDict):
+        return "{" + ", ".join(f"{format_atom(k)}: {format_atom(v)}" for k, v in zip(e.keys, e.values)) + "}"
     if isinstance(e, GetItem):
         return f"{format_atom(e.base)}[{format_atom(e.index)}]"
     inner = indent + "    "
+    if isinstance(e, Loop):
+        head = f"for {e.index} in {format_atom(e.seq)}" if e.seq is not None else "while"
+        state = ", ".join(f"{s} = {format_atom(a)}" for s, a in zip(e.state, e.init))
+        out = f"loop {head} with {state}\n"
+        if e.test is not None:
+            out += f"{inner}test ->\n{format_block(e.test, inner + '    ')}\n"
+        out += f"{inner}body ->\n{format_block(e.body, inner + '    ')}\n"
+        out += f"{inner}next <{', '.join(map(format_atom, e.next))}>"
+        if e.stop is not None:
+            out += f" stop if {format_atom(e.stop)}"
+        return out
     return (
         f"case {format_atom(e.cond)} of\n{inner}True ->\n{format_block(e.then, inner + '    ')}\n"
         f"{inner}False ->\n{format_block(e.orelse, inner + '    ')}"

@@ -9,6 +9,14 @@ to their current SSA names. Control flow becomes `Case`:
   branches (a branch that always returns simply never reaches it), so early
   returns need no flags.
 
+Loops become `Loop`s over the variables they carry (those assigned in the body
+and read later); `break`, `continue` and `return` inside a loop end the body with
+a status (0 go on, 1 break, 2 return) that is part of the state, so they need no
+exceptions and no flags in the user's sense. `for x in xs` counts positions and
+reads `xs[k]` (a one-hot cotangent per element, Section 7), comprehensions and
+`functools.reduce` are loops that build or fold, and `xs.append(v)` is allowed on
+a list the function itself created and nobody else holds.
+
 Names of outside objects (module constants, `math.sin`, other user functions)
 are resolved here: a call becomes a `Prim` if the primitive table knows the
 callee, a `Call` if the callee is a Python function with readable source, and an
@@ -17,15 +25,31 @@ callee, a `Call` if the callee is a Python function with readable source, and an
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import types
+from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from . import ir
 from .errors import ChadError, UnknownFunction, UnsupportedSyntax
 from .fence import fence
-from .primitives import BINARY_FOLDS, OPERATORS, PRIMITIVES, Primitive
+from .primitives import (
+    ATTRIBUTES,
+    BINARY_FOLDS,
+    DICT_KEYS,
+    LIST_APPEND,
+    METHODS,
+    OPERATORS,
+    OVER_SEQUENCE,
+    POSITIONS,
+    PRIMITIVES,
+    RANGE,
+    REDUCE,
+    Primitive,
+)
 from .runtime import check
 from .source import ParsedFunction, Watch, is_missing, parse_function
 
@@ -37,6 +61,7 @@ _BINOPS = {
     gast.Pow: "**",
     gast.Mod: "%",
     gast.FloorDiv: "//",
+    gast.MatMult: "@",
 }
 _CMPOPS = {
     gast.Lt: "<",
@@ -76,12 +101,27 @@ class NameSupply:
         return name
 
 
+def _appended(node: gast.AST) -> str | None:
+    """`xs` if node is the call `xs.append(...)`."""
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr == "append"
+        and isinstance(node.func.value, gast.Name)
+    ):
+        return node.func.value.id
+    return None
+
+
 def _assigned(stmts: list[gast.stmt]) -> set[str]:
+    """Names a statement list assigns (an `append` updates its list too)."""
     out = set()
     for s in stmts:
         for node in gast.walk(s):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 out.add(node.id)
+            elif _appended(node):
+                out.add(_appended(node))
     return out
 
 
@@ -96,8 +136,53 @@ def _read(stmts: list[gast.stmt]) -> set[str]:
     return out
 
 
-def _may_return(stmts: list[gast.stmt]) -> bool:
+def _returns(stmts: list[gast.stmt]) -> bool:
     return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
+
+
+def _breaks(stmts: list[gast.stmt]) -> bool:
+    """Whether a `break` or `continue` in stmts leaves the loop they are in (not a nested one)."""
+    for s in stmts:
+        if isinstance(s, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(s, gast.If) and (_breaks(s.body) or _breaks(s.orelse)):
+            return True
+    return False
+
+
+def _has_break(stmts: list[gast.stmt]) -> bool:
+    """Whether a `break` in stmts leaves the loop they are the body of."""
+    for s in stmts:
+        if isinstance(s, gast.Break):
+            return True
+        if isinstance(s, gast.If) and (_has_break(s.body) or _has_break(s.orelse)):
+            return True
+    return False
+
+
+def _may_exit(stmts: list[gast.stmt]) -> bool:
+    """Whether control may leave stmts other than by falling through the end."""
+    return _returns(stmts) or _breaks(stmts)
+
+
+@dataclass
+class _LoopExits:
+    """How the body of the loop being lowered ends: each path yields the next state."""
+
+    state: list[str]  # the user's names of the state variables
+    status: str | None  # the state variable holding 0 (go on), 1 (break) or 2 (return)
+    retval: str | None  # the state variable holding the returned value
+    ends: list = field(default_factory=list)
+
+    def finish(self, lowerer: _Lowerer, env: dict, lets: list, status: int, retval: ir.Atom | None = None):
+        items = [env[v] for v in self.state]
+        if self.status is not None:
+            items.insert(0, ir.Const(status))
+        if self.retval is not None:
+            items.append(retval if retval is not None else ir.Var(self.retval))
+        t = lowerer.names.fresh("state")
+        lets.append(ir.Let(t, ir.MakeTuple(items), lowerer.loc))
+        return ir.Block(lets, ir.Var(t))
 
 
 class _Lowerer:
@@ -110,6 +195,9 @@ class _Lowerer:
         self.locals = _assigned(tree.body) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
         self.loc = parsed.loc(tree)
         self.bound: set[str] = set()  # user names already used as an SSA name
+        self.loops: list[_LoopExits] = []  # the loops being lowered, innermost last
+        self.owned: set[str] = set()  # lists the function created that nobody else holds: appendable
+        self.anonymous: set[str] = set()  # lists built by a comprehension, not yet named by the user
 
     def error(self, cls: type[ChadError], message: str, node: gast.AST | None = None) -> ChadError:
         return cls(message, self.parsed.loc(node) if node is not None else self.loc)
@@ -132,28 +220,200 @@ class _Lowerer:
         lets: list[ir.Let] = []
         for i, stmt in enumerate(stmts):
             self.loc = self.parsed.loc(stmt)
+            rest = stmts[i + 1 :]
             if isinstance(stmt, gast.Return):
                 result = self.atom(stmt.value, env, lets) if stmt.value is not None else ir.Const(None)
-                return ir.Block(lets, result)
+                return self.exit_return(result, env, lets)
+            if isinstance(stmt, (gast.Break, gast.Continue)):
+                return self.loops[-1].finish(self, env, lets, 1 if isinstance(stmt, gast.Break) else 0)
             if isinstance(stmt, gast.If):
-                rest = stmts[i + 1 :]
                 cond = self.atom(stmt.test, env, lets)
-                if _may_return(stmt.body) or _may_return(stmt.orelse):
-                    # the rest of the block goes into both branches (early return)
+                if _may_exit(stmt.body) or _may_exit(stmt.orelse):
+                    # the rest of the block goes into both branches (early return, break, continue)
+                    owned = set(self.owned)
                     then = self.block(stmt.body + rest, dict(env), fall_through, live_out)
+                    self.owned = owned
                     orelse = self.block(stmt.orelse + rest, dict(env), fall_through, live_out)
-                    result = self.names.fresh("result")
-                    lets.append(ir.Let(result, ir.Case(cond, then, orelse), self.parsed.loc(stmt)))
-                    return ir.Block(lets, ir.Var(result))
+                    return self.case_result(cond, then, orelse, lets, stmt)
                 self.join_if(stmt, cond, env, lets, live=_read(rest) | live_out)
+                continue
+            if isinstance(stmt, (gast.For, gast.While)):
+                returned = self.loop(stmt, env, lets, live=_read(rest) | live_out)
+                if returned is not None:  # a `return` inside the loop: leave here too if it ran
+                    status, retval = returned
+                    loc = self.parsed.loc(stmt)
+                    cond = self._bind(ir.Prim(OPERATORS["=="], [ir.Var(status), ir.Const(2)]), lets, "returned")
+                    then = self.exit_return(ir.Var(retval), dict(env), [])
+                    self.loc = loc
+                    orelse = self.block(rest, dict(env), fall_through, live_out)
+                    return self.case_result(cond, then, orelse, lets, stmt)
                 continue
             self.statement(stmt, env, lets)
         return fall_through(env, lets)
+
+    def case_result(self, cond: ir.Atom, then: ir.Block, orelse: ir.Block, lets: list, stmt: gast.AST) -> ir.Block:
+        result = self.names.fresh("result")
+        lets.append(ir.Let(result, ir.Case(cond, then, orelse), self.parsed.loc(stmt)))
+        return ir.Block(lets, ir.Var(result))
+
+    def exit_return(self, result: ir.Atom, env: dict, lets: list) -> ir.Block:
+        if self.loops:  # inside a loop: end the iteration with status 2
+            return self.loops[-1].finish(self, env, lets, 2, result)
+        return ir.Block(lets, result)
+
+    # ------------------------------------------------------------ loops
+
+    def loop(self, stmt: gast.For | gast.While, env: dict, lets: list, live: set[str]) -> tuple[str, str] | None:
+        """Lower a loop into `let <state> = loop ...`; return (status, retval) if it may `return`."""
+        loc = self.parsed.loc(stmt)
+        assigned = _assigned(stmt.body)
+        if isinstance(stmt, gast.For):
+            assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
+        reads = _read(stmt.body) | (_read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
+        state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
+        returns = _returns(stmt.body)
+        stops = returns or _has_break(stmt.body)
+
+        seq = binder = None
+        if isinstance(stmt, gast.For):
+            seq, binder = self.iteration(stmt, env, lets)
+        init = [env.get(v, ir.Const(None)) for v in state]
+        body_env = dict(env)
+        params = [self.bind(v, body_env) for v in state]
+        owned_params = set()
+        for p, a in zip(params, init):
+            if isinstance(a, ir.Var) and a.name in self.owned:
+                self.owned.discard(a.name)
+                self.owned.add(p)
+                owned_params.add(p)
+        status = self.names.fresh("status") if stops else None
+        retval = self.names.fresh("retval") if returns else None
+        exits = _LoopExits(state, status, retval)
+
+        prelude: list[ir.Let] = []
+        index = None
+        if binder is not None:
+            self.loc = loc
+            index = binder(body_env, prelude)
+        test = None
+        if isinstance(stmt, gast.While):
+            self.loc = loc
+            test_lets: list[ir.Let] = []
+            test = ir.Block(test_lets, self.atom(stmt.test, body_env, test_lets))
+        self.loops.append(exits)
+        body = self.block(stmt.body, body_env, lambda e, lt: exits.finish(self, e, lt, 0), set(state))
+        self.loops.pop()
+        self.loc = loc
+        body.lets[:0] = prelude
+
+        all_params = ([status] if status else []) + params + ([retval] if retval else [])
+        all_init = ([ir.Const(0)] if status else []) + init + ([ir.Const(None)] if retval else [])
+        last = body.lets[-1] if body.lets else None
+        if (
+            last is not None
+            and isinstance(body.result, ir.Var)
+            and last.target == body.result.name
+            and isinstance(last.expr, ir.MakeTuple)
+        ):
+            body.lets.pop()
+            nxt = list(last.expr.items)
+        else:
+            names = tuple(self.names.fresh("next") for _ in all_params)
+            body.lets.append(ir.Let(names, body.result, loc))
+            nxt = [ir.Var(n) for n in names]
+        body.result = ir.Const(None)
+
+        outputs = ([self.names.fresh("status")] if status else []) + [self.bind(v, env) for v in state]
+        outputs += [self.names.fresh("retval")] if retval else []
+        for p, n, out in zip(all_params, nxt, outputs):
+            if p in owned_params:
+                if isinstance(n, ir.Var) and n.name in self.owned:
+                    self.owned.discard(n.name)
+                    self.owned.add(out)
+                elif p not in self.owned:  # appended to, then replaced by another list
+                    raise self.error(
+                        UnsupportedSyntax,
+                        "a list appended to in this loop is replaced by a list the function did not create",
+                        stmt,
+                    )
+        expr = ir.Loop(all_params, all_init, index, seq, test, body, nxt, nxt[0] if status else None)
+        target = outputs[0] if len(outputs) == 1 else tuple(outputs) if outputs else self.names.fresh("_")
+        lets.append(ir.Let(target, expr, loc))
+        return (outputs[0], outputs[-1]) if returns else None
+
+    def iteration(self, stmt: gast.For, env: dict, lets: list):
+        """What a `for` loop counts (a discrete sequence) and how it binds its target from the count."""
+        if hasattr(stmt, "chad_iteration"):  # synthesised by a comprehension or reduce
+            return stmt.chad_iteration
+        it, target = stmt.iter, stmt.target
+        fn = self.callee(it.func, env) if isinstance(it, gast.Call) else None
+        natural = dict(natural=True, of_loop=True)
+        if fn is builtins.range:
+            seq = self._bind(self.prim_call(RANGE, "range", it, env, lets), lets, "indices")
+            if isinstance(target, gast.Name):
+                return seq, lambda body_env, prelude: self.bind(target.id, body_env)
+            return seq, self._binder(target, lambda k, prelude: ir.Var(k))
+        if fn in (builtins.enumerate, builtins.zip):
+            if it.keywords and fn is builtins.zip:
+                raise self.error(UnsupportedSyntax, "keyword arguments to `zip` are not supported", it)
+            args = [self.atom(a, env, lets) for a in it.args]
+            start = args[1] if fn is builtins.enumerate and len(args) > 1 else None
+            if it.keywords:
+                start = self.atom(it.keywords[0].value, env, lets)
+            seqs = args[:1] if fn is builtins.enumerate else args
+            lens = [self._bind(ir.Prim(PRIMITIVES[len], [a]), lets, "n") for a in seqs]
+            n = lens[0]
+            for m in lens[1:]:
+                n = self._bind(ir.Prim(PRIMITIVES[min], [n, m]), lets, "n")
+            seq = self._bind(ir.Prim(RANGE, [n]), lets, "indices")
+            if not isinstance(target, gast.Tuple) or len(target.elts) != (2 if fn is builtins.enumerate else len(seqs)):
+                raise self.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
+
+            def parts(k: str, prelude: list) -> list[ir.Atom]:
+                items = [self._bind(ir.GetItem(a, ir.Var(k), **natural), prelude, "item") for a in seqs]
+                if fn is builtins.zip:
+                    return items
+                i = ir.Var(k) if start is None else self._bind(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
+                return [i, items[0]]
+
+            return seq, self._binder(target, parts, unpack=False)
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and self.is_local(it.func.value, env):
+            method = it.func.attr
+            if method in ("items", "keys", "values") and not it.args:
+                d = self.atom(it.func.value, env, lets)
+                seq = self._bind(ir.Prim(DICT_KEYS, [d]), lets, "keys")
+                if method == "keys":
+                    return seq, self._binder(target, lambda k, prelude: ir.Var(k))
+                if method == "values":
+                    return seq, self._binder(target, lambda k, prelude: self._bind(ir.GetItem(d, ir.Var(k)), prelude, "v"))
+                return seq, self._binder(
+                    target, lambda k, prelude: [ir.Var(k), self._bind(ir.GetItem(d, ir.Var(k)), prelude, "v")], False
+                )
+        xs = self.atom(it, env, lets)
+        seq = self._bind(ir.Prim(POSITIONS, [xs]), lets, "positions")
+        return seq, self._binder(target, lambda k, prelude: self._bind(ir.GetItem(xs, ir.Var(k), **natural), prelude, "x"))
+
+    def _binder(self, target: gast.AST, element, unpack: bool = True):
+        """Bind the loop target from a fresh counter k: `element(k, prelude)` gives the value(s)."""
+
+        def bind(body_env: dict, prelude: list) -> str:
+            k = self.names.fresh("k")
+            value = element(k, prelude)
+            if unpack:
+                self.assign(target, value, body_env, prelude)
+            else:
+                for elt, atom in zip(target.elts, value):
+                    self.assign(elt, atom, body_env, prelude)
+            return k
+
+        return bind
 
     def join_if(self, stmt: gast.If, cond: ir.Atom, env: dict, lets: list, live: set[str]) -> None:
         """An `if` whose branches both fall through: join the live variables they assign."""
         joined = sorted((_assigned(stmt.body) | _assigned(stmt.orelse)) & live)
         loc = self.parsed.loc(stmt)
+
+        owned = {v: True for v in joined}
 
         def finish(branch_env: dict, branch_lets: list) -> ir.Block:
             for v in joined:
@@ -161,6 +421,8 @@ class _Lowerer:
                     raise self.error(
                         UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
                     )
+                value = branch_env[v]
+                owned[v] &= isinstance(value, ir.Var) and value.name in self.owned
             if len(joined) == 1:
                 return ir.Block(branch_lets, branch_env[joined[0]])
             if not joined:
@@ -169,8 +431,11 @@ class _Lowerer:
             branch_lets.append(ir.Let(t, ir.MakeTuple([branch_env[v] for v in joined]), loc))
             return ir.Block(branch_lets, ir.Var(t))
 
+        before = set(self.owned)  # each path appends on its own
         then = self.block(stmt.body, dict(env), finish, live)
+        after_then, self.owned = self.owned, before
         orelse = self.block(stmt.orelse, dict(env), finish, live)
+        self.owned &= after_then
         case = ir.Case(cond, then, orelse)
         if len(joined) == 1:
             lets.append(ir.Let(self.bind(joined[0], env), case, loc))
@@ -178,6 +443,9 @@ class _Lowerer:
             lets.append(ir.Let(tuple(self.bind(v, env) for v in joined), case, loc))
         else:
             lets.append(ir.Let(self.names.fresh("_"), case, loc))
+        for v in joined:  # a list built (and appended to) on both paths stays appendable
+            if owned[v]:
+                self.owned.add(env[v].name)
 
     def statement(self, stmt: gast.stmt, env: dict, lets: list) -> None:
         loc = self.loc
@@ -185,7 +453,12 @@ class _Lowerer:
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             if len(targets) == 1 and isinstance(targets[0], gast.Name):
                 value = self.expr(stmt.value, env, lets)
-                lets.append(ir.Let(self.bind(targets[0].id, env), value, loc))
+                fresh = isinstance(value, ir.Var) and value.name in self.anonymous and value.name in self.owned
+                self.escape(value)  # `b = a`: a list now has two names, neither may append
+                name = self.bind(targets[0].id, env)
+                lets.append(ir.Let(name, value, loc))
+                if fresh or isinstance(value, (ir.Prim, ir.MakeTuple)) and _creates_list(value):
+                    self.owned.add(name)
                 return
             value = self.atom(stmt.value, env, lets)
             for target in targets:  # a = b = e binds both to the same value
@@ -201,6 +474,9 @@ class _Lowerer:
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # a docstring
+            if _appended(stmt.value):
+                self.append(stmt.value, env, lets)
+                return
             lets.append(ir.Let(self.names.fresh("_"), self.expr(stmt.value, env, lets), loc))
         elif isinstance(stmt, gast.Assert):
             args = [self.atom(stmt.test, env, lets)]
@@ -211,6 +487,37 @@ class _Lowerer:
             return
         else:  # fence rejected everything else
             raise self.error(UnsupportedSyntax, f"`{type(stmt).__name__}` is not supported", stmt)
+
+    def append(self, node: gast.Call, env: dict, lets: list) -> None:
+        """`xs.append(v)`: xs becomes a new SSA name for the same (mutated) list."""
+        name = node.func.value.id
+        xs = self.read(name, env, node.func.value)
+        if len(node.args) != 1 or node.keywords:
+            raise self.error(UnsupportedSyntax, "`append` takes one argument", node)
+        if not (isinstance(xs, ir.Var) and xs.name in self.owned):
+            raise self.error(
+                UnsupportedSyntax,
+                f"`{name}.append`: chadpy appends only to a list the function itself created and holds under "
+                f"one name (a caller's list is never mutated); copy it first: `{name} = list({name})`",
+                node,
+            )
+        v = self.atom(node.args[0], env, lets)
+        self.escape(v)
+        self.owned.discard(xs.name)
+        new = self.bind(name, env)
+        lets.append(ir.Let(new, ir.Prim(LIST_APPEND, [xs, v]), self.loc))
+        self.owned.add(new)
+
+    def escape(self, e: ir.Expr | ir.Atom) -> None:
+        """A list stored elsewhere (another name, a tuple, a call) may no longer be appended to."""
+        if isinstance(e, ir.Var):
+            self.owned.discard(e.name)
+        elif isinstance(e, (ir.MakeTuple, ir.Call)):
+            for a in e.items if isinstance(e, ir.MakeTuple) else e.args:
+                self.escape(a)
+        elif isinstance(e, ir.MakeDict):
+            for a in e.values:
+                self.escape(a)
 
     def assign(self, target: gast.AST, value: ir.Atom, env: dict, lets: list) -> None:
         if isinstance(target, gast.Name):
@@ -282,8 +589,26 @@ class _Lowerer:
         if isinstance(node, gast.Name):
             return self.read(node.id, env, node)
         if isinstance(node, gast.Attribute):
+            if self.is_local(node.value, env):
+                if node.attr not in ATTRIBUTES:
+                    raise self.error(UnsupportedSyntax, f"the attribute `.{node.attr}` is not supported", node)
+                base = self.atom(node.value, env, lets)
+                return ir.Prim(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
             path, value = self.static_path(node, env)
             return self.outside(path, value, node)
+        if isinstance(node, gast.List):
+            items = [self.atom(e, env, lets) for e in node.elts]
+            for a in items:
+                self.escape(a)
+            return ir.MakeTuple(items, kind="list")
+        if isinstance(node, gast.Dict):
+            keys = [self.atom(k, env, lets) for k in node.keys]
+            values = [self.atom(v, env, lets) for v in node.values]
+            for a in values:
+                self.escape(a)
+            return ir.MakeDict(keys, values)
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+            return self.comprehension(node, env, lets)
         if isinstance(node, gast.BinOp):
             if type(node.op) not in _BINOPS:
                 raise self.error(UnsupportedSyntax, f"the operator `{type(node.op).__name__}` is not supported", node)
@@ -307,13 +632,104 @@ class _Lowerer:
             cond = self.atom(node.test, env, lets)
             return ir.Case(cond, self.sub_block(node.body, env), self.sub_block(node.orelse, env))
         if isinstance(node, gast.Tuple):
-            return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts])
+            items = [self.atom(e, env, lets) for e in node.elts]
+            for a in items:
+                self.escape(a)
+            return ir.MakeTuple(items)
         if isinstance(node, gast.Subscript):
             base = self.atom(node.value, env, lets)
-            return ir.GetItem(base, self.atom(node.slice, env, lets))
+            index = node.slice
+            parts = index.elts if isinstance(index, gast.Tuple) else [index]
+            if not any(isinstance(p, gast.Slice) for p in parts):
+                return ir.GetItem(base, self.atom(index, env, lets))
+            atoms = [self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts]
+            if isinstance(index, gast.Slice):
+                return ir.GetItem(base, atoms[0], slice=self.static_slice(index) or True)
+            atom = self._bind(ir.MakeTuple(atoms), lets, "index")
+            return ir.GetItem(base, atom, slice=True)
         if isinstance(node, gast.Call):
             return self.call(node, env, lets)
         raise self.error(UnsupportedSyntax, f"`{type(node).__name__}` is not supported", node)
+
+    def slice_atom(self, node: gast.Slice, env: dict, lets: list) -> ir.Atom:
+        bounds = [self.atom(b, env, lets) if b is not None else ir.Const(None) for b in (node.lower, node.upper, node.step)]
+        return self._bind(ir.Prim(PRIMITIVES[builtins.slice], bounds), lets, "s")
+
+    def static_slice(self, node: gast.Slice) -> slice | None:
+        """The slice, if its bounds are literal numbers (then a tuple's slice has a static type)."""
+        values = []
+        for b in (node.lower, node.upper, node.step):
+            e = self.expr(b, {}, []) if isinstance(b, (gast.Constant, gast.UnaryOp)) else None
+            if b is not None and not isinstance(e, ir.Const):
+                return None
+            values.append(e.value if b is not None else None)
+        return slice(*values)
+
+    def is_local(self, node: gast.expr, env: dict) -> bool:
+        """Whether node is a value of the function (not a module, a global function...)."""
+        while isinstance(node, gast.Attribute):
+            node = node.value
+        return not isinstance(node, gast.Name) or node.id in env or node.id in self.locals
+
+    def comprehension(self, node: gast.ListComp | gast.GeneratorExp, env: dict, lets: list) -> ir.Atom:
+        """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`."""
+        acc = self.names.fresh("listcomp")
+        body: list[gast.stmt] = [
+            gast.Expr(gast.Call(gast.Attribute(gast.Name(acc, gast.Load(), None, None), "append", gast.Load()),
+                                [node.elt], []))
+        ]
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                body = [gast.If(cond, body, [])]
+            body = [gast.For(gen.target, gen.iter, body, [], None)]
+        for n in body + [s for s in gast.walk(body[0]) if isinstance(s, gast.stmt)]:
+            gast.copy_location(n, node)
+        targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        saved = {t: env[t] for t in targets if t in env}
+        start = self.names.fresh("empty")
+        lets.append(ir.Let(start, ir.MakeTuple([], kind="list"), self.loc))
+        self.owned.add(start)
+        env[acc] = ir.Var(start)
+        loc = self.loc
+        self.loop(body[0], env, lets, live={acc})
+        self.loc = loc
+        result = env.pop(acc)
+        for t in targets:  # comprehension variables do not leak (Python 3)
+            env.pop(t, None)
+        env.update(saved)
+        self.anonymous.add(result.name)
+        return result
+
+    def reduce(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+        """`functools.reduce(f, xs[, init])` is the loop `acc = init; for x in xs: acc = f(acc, x)`."""
+        if node.keywords or len(node.args) not in (2, 3):
+            raise self.error(UnsupportedSyntax, "`functools.reduce(f, xs[, initial])` is supported", node)
+        xs = self.atom(node.args[1], env, lets)
+        acc, item = self.names.fresh("reduced"), self.names.fresh("item")
+        if len(node.args) == 3:
+            first, start = self.atom(node.args[2], env, lets), ir.Const(0)
+        else:
+            first, start = self._bind(ir.GetItem(xs, ir.Const(0)), lets, "first"), ir.Const(1)
+        n = self._bind(ir.Prim(PRIMITIVES[len], [xs]), lets, "n")
+        seq = self._bind(ir.Prim(RANGE, [start, n]), lets, "indices")
+        name = lambda id_, ctx=gast.Load: gast.Name(id_, ctx(), None, None)  # noqa: E731
+        step = gast.Assign([name(acc, gast.Store)], gast.Call(node.args[0], [name(acc), name(item)], []), None)
+        loop = gast.For(name(item, gast.Store), name(item), [step], [], None)
+        for n_ in (step, loop):
+            gast.copy_location(n_, node)
+
+        def bind_item(body_env: dict, prelude: list) -> str:
+            k = self.names.fresh("k")
+            body_env[item] = self._bind(ir.GetItem(xs, ir.Var(k), natural=True), prelude, "x")
+            return k
+
+        loop.chad_iteration = (seq, bind_item)
+        env[acc] = first
+        loc = self.loc
+        self.loop(loop, env, lets, live={acc})
+        self.loc = loc
+        env.pop(item, None)
+        return env.pop(acc)
 
     def sub_block(self, node: gast.expr, env: dict) -> ir.Block:
         """An expression evaluated only on one path (a branch of `a if c else b`, `and`, `or`)."""
@@ -377,12 +793,27 @@ class _Lowerer:
                 raise self.error(ChadError, f"module `{path}` has no attribute `{node.attr}`", node) from None
         raise self.error(UnsupportedSyntax, "calling the result of an expression is not supported", node)
 
+    def callee(self, func: gast.expr, env: dict) -> object:
+        """The outside object a call's function names, or None for a method of a local value."""
+        if self.is_local(func, env):
+            return None
+        _, fn = self.static_path(func, env)
+        return getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+
     def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+        if isinstance(node.func, gast.Attribute) and self.is_local(node.func.value, env):
+            return self.method_call(node, env, lets)
         path, fn = self.static_path(node.func, env)
         fn = getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+        if fn is REDUCE:
+            return self.reduce(node, env, lets)
+        if fn in (builtins.enumerate, builtins.zip):
+            raise self.error(UnsupportedSyntax, f"`{path}` is supported only as what a `for` loop iterates", node)
+        if _hashable(fn) and fn in OVER_SEQUENCE and len(node.args) == 1 and not node.keywords:
+            return ir.Prim(OVER_SEQUENCE[fn], [self.atom(node.args[0], env, lets)])
         prim = PRIMITIVES.get(fn) if _hashable(fn) else None
         if prim is not None:
-            return self.prim_call(prim, fn, path, node, env, lets)
+            return self.prim_call(prim, path, node, env, lets)
         if isinstance(fn, types.FunctionType):
             return self.user_call(fn, path, node, env, lets)
         raise self.error(
@@ -392,12 +823,37 @@ class _Lowerer:
             node,
         )
 
-    def prim_call(self, prim: Primitive, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-        if node.keywords:
-            raise self.error(UnsupportedSyntax, f"keyword arguments to `{path}` are not supported", node)
+    def method_call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+        """`x.sum(axis=0)`, `x.reshape(2, 3)`, `d.values()`: the function the method is."""
+        method = node.func.attr
+        if method == "append":
+            raise self.error(UnsupportedSyntax, "`append` is supported as a statement (it returns None)", node)
+        if method not in METHODS:
+            raise self.error(UnsupportedSyntax, f"the method `.{method}()` is not supported", node)
+        fn = METHODS[method]
+        prim = PRIMITIVES[fn]
+        args = list(node.args)
+        if fn in (np.reshape, np.transpose) and len(args) > 1:  # x.reshape(2, 3) is np.reshape(x, (2, 3))
+            args = [gast.copy_location(gast.Tuple(args, gast.Load()), node)]
+        call = gast.copy_location(gast.Call(node.func, [node.func.value, *args], node.keywords), node)
+        return self.prim_call(prim, f".{method}", call, env, lets)
+
+    def prim_call(self, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         args = [self.atom(a, env, lets) for a in node.args]
         least, most = prim.nargs
-        if fn in BINARY_FOLDS and len(args) > 2:
+        if node.keywords:
+            if not prim.params:
+                raise self.error(UnsupportedSyntax, f"keyword arguments to `{path}` are not supported", node)
+            given: list[ir.Atom | None] = args[least:] + [None] * (len(prim.params) - len(args[least:]))
+            for k in node.keywords:
+                if k.arg not in prim.params or given[prim.params.index(k.arg)] is not None:
+                    raise self.error(UnsupportedSyntax, f"the keyword argument `{k.arg}` of `{path}` is not supported",
+                                     node)
+                given[prim.params.index(k.arg)] = self.atom(k.value, env, lets)
+            last = max(i for i, g in enumerate(given) if g is not None)
+            args = args[:least] + [g if g is not None else ir.Const(d) for g, d in zip(given[: last + 1],
+                                                                                          prim.defaults)]
+        if fn_folds(prim) and len(args) > 2:
             acc = args[0]
             for a in args[1:-1]:
                 acc = self._bind(ir.Prim(prim, [acc, a]), lets, path)
@@ -421,6 +877,17 @@ class _Lowerer:
                 raise self.error(UnsupportedSyntax, f"`{path}` takes star-parameters; not supported", node)
             atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
         return ir.Call(fn, atoms)
+
+
+def fn_folds(prim: Primitive) -> bool:
+    return any(PRIMITIVES[f] is prim for f in BINARY_FOLDS)
+
+
+def _creates_list(e: ir.Expr) -> bool:
+    """A fresh list object: a literal, a copy, a concatenation."""
+    if isinstance(e, ir.MakeTuple):
+        return e.kind == "list"
+    return e.op.name in ("list", "concat", "add")
 
 
 def _hashable(x: object) -> bool:

@@ -19,11 +19,38 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 
 class _ZeroType:
-    """The zero of every non-scalar cotangent type: costs nothing to make or add."""
+    """The zero of every non-scalar cotangent type: costs nothing to make or add.
+
+    It is a true additive identity and absorbs products (`Zero * x` is `Zero`), so a
+    derivative rule applied to a zero cotangent (a variable nobody used) costs O(1)
+    and needs no special case. NumPy defers to it (`__array_ufunc__ = None`).
+    """
 
     __slots__ = ()
+    __array_ufunc__ = None
+
+    def __add__(self, other: object) -> object:
+        return other
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> object:
+        return -other
+
+    def __rsub__(self, other: object) -> object:
+        return other
+
+    def __mul__(self, other: object) -> _ZeroType:
+        return self
+
+    __rmul__ = __truediv__ = __matmul__ = __rmatmul__ = __mul__
+
+    def __neg__(self) -> _ZeroType:
+        return self
 
     def __repr__(self) -> str:
         return "Zero"
@@ -60,6 +87,70 @@ def tuple_part(d: object, k: object, zero: object) -> object:
     return d.get(k, zero)
 
 
+# ---------------------------------------------------------------- lists and dicts
+# A list's cotangent is like a tuple's: Zero or a dict {position: cotangent}, so the
+# one-hot of `xs[i]` is O(1) and `add` merges the smaller dict into the larger.
+
+
+def list_append(xs: list, v: object) -> list:
+    """`xs.append(v)` as an expression (only on lists the function itself created)."""
+    xs.append(v)
+    return xs
+
+
+def append_ct(d: object, n: int) -> tuple[object, object]:
+    """Cotangents of (xs, v) in `xs.append(v)` (v went to position n), from the list's."""
+    if d is Zero:
+        return Zero, Zero
+    return d, d.pop(n, Zero)
+
+
+def concat_ct(d: object, n: int) -> tuple[object, object]:
+    """Cotangents of (a, b) in `a + b` (len(a) == n)."""
+    if d is Zero:
+        return Zero, Zero
+    a, b = {}, {}
+    for k, v in d.items():
+        if k < n:
+            a[k] = v
+        else:
+            b[k - n] = v
+    return a, b
+
+
+def slice_ct(d: object, positions: range) -> object:
+    """Cotangent of xs from that of `xs[s]`, where `positions = range(len(xs))[s]`."""
+    if d is Zero:
+        return Zero
+    return {positions[k]: v for k, v in d.items()}
+
+
+def list_ct(d: object, x: object) -> object:
+    """Cotangent of x in `list(x)`: the list's own (a dict's keys take none)."""
+    return Zero if isinstance(x, dict) else d
+
+
+def dict_values(d: dict) -> list:
+    return list(d.values())
+
+
+def values_ct(d: object, keys: list) -> object:
+    """Cotangent of a dict from that of `list(d.values())`."""
+    if d is Zero:
+        return Zero
+    return {keys[k]: v for k, v in d.items()}
+
+
+def positions(xs: object) -> object:
+    """What a `for` loop over xs counts: a dict's keys, or a sequence's positions."""
+    return list(xs) if isinstance(xs, dict) else range(len(xs))
+
+
+def element(xs: object, k: object) -> object:
+    """The element a `for` loop over xs yields at position k (a dict yields its keys)."""
+    return k if isinstance(xs, dict) else xs[k]
+
+
 def check(cond: object, message: object = None) -> None:
     """`assert cond, message` in generated code (kept even under python -O)."""
     if not cond:
@@ -76,6 +167,19 @@ def pow_exponent_ct(d: float, y: float, a: float) -> float:
     if a > 0:
         return d * y * math.log(a)
     return 0.0 if a == 0 else math.nan
+
+
+def power_base_ct(d: object, a: object, b: object) -> object:
+    """Cotangent of a in np.power(a, b) / `a ** b` on arrays (zero where b == 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.equal(b, 0), 0.0, d * b * np.power(a, b - 1.0))
+
+
+def power_exponent_ct(d: object, y: object, a: object) -> object:
+    """Cotangent of b in y = a ** b on arrays: d * y * log(a); 0 where a == 0, nan where a < 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        safe = np.where(np.greater(a, 0), a, 1.0)
+        return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
 
 
 class EArr:

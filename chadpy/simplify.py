@@ -12,6 +12,7 @@ Python function, these passes are safe and turn it into straight adjoint code:
 4. `propagate_zeros`: `dz = 0.0` followed by `dz += e` becomes `dz = e`.
 5. `propagate_copies`: `dw = dr` with both never changed again: read `dr` instead.
 6. `remove_dead_cotangents`: cotangents nobody reads are not computed.
+7. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
 
 The primal statements are never touched: the forward pass runs exactly the
 user's operations, in the user's order.
@@ -35,10 +36,14 @@ from .target import (
     Lit,
     Name,
     Obj,
+    Record,
+    Replay,
     Stmt,
+    bodies,
     expr_names,
     iter_exprs,
     rename,
+    with_bodies,
 )
 
 
@@ -49,7 +54,7 @@ def simplify(fn: Def) -> Def:
     body = _in_defs(body, propagate_zeros)
     body = _in_defs(body, propagate_copies)
     body = _in_defs(body, remove_dead_cotangents)
-    return Def(fn.name, fn.params, body, fn.comment)
+    return trim_tapes(Def(fn.name, fn.params, body, fn.comment))
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
@@ -58,10 +63,15 @@ def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
     for s in stmts:
         if isinstance(s, Def):
             s = Def(s.name, s.params, fn(s.body), s.comment)
-        elif isinstance(s, If):
-            s = If(s.test, _in_defs(s.body, fn), _in_defs(s.orelse, fn), s.comment)
+        elif bodies(s):
+            s = with_bodies(s, [_in_defs(b, fn) for b in bodies(s)])
         out.append(s)
     return out
+
+
+def _nested(s: Stmt, fn) -> Stmt:
+    """s with `fn` applied to each statement list nested in it."""
+    return with_bodies(s, [fn(b) for b in bodies(s)]) if bodies(s) else s
 
 
 # ------------------------------------------------------------------ 1. hoisting
@@ -71,7 +81,7 @@ def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
     out: list[Stmt] = []
     for s in stmts:
         if not isinstance(s, If):
-            out.append(s)
+            out.append(_nested(s, hoist_case_backpropagators))
             continue
         body = hoist_case_backpropagators(s.body)
         orelse = hoist_case_backpropagators(s.orelse)
@@ -95,11 +105,8 @@ def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
 def _walk(stmts: list[Stmt]):
     for s in stmts:
         yield s
-        if isinstance(s, Def):
-            yield from _walk(s.body)
-        elif isinstance(s, If):
-            yield from _walk(s.body)
-            yield from _walk(s.orelse)
+        for body in bodies(s):
+            yield from _walk(body)
 
 
 def _called(s: Stmt) -> str | None:
@@ -135,12 +142,8 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                 out.extend(expand(rename(d.body, mapping)))
             elif isinstance(s, Def) and s.name in inlinable:
                 continue
-            elif isinstance(s, Def):
-                out.append(Def(s.name, s.params, expand(s.body), s.comment))
-            elif isinstance(s, If):
-                out.append(If(s.test, expand(s.body), expand(s.orelse), s.comment))
             else:
-                out.append(s)
+                out.append(_nested(s, expand))
         return out
 
     return expand(stmts)
@@ -154,6 +157,11 @@ def localize_accumulator(run: Def) -> Def:
     if any(isinstance(s, Def) for s in _walk(run.body)):
         return run  # something was not inlined: keep the accumulator
 
+    slot_names: dict[int, set[str]] = {}
+    for s in _walk(run.body):
+        if isinstance(s, (AccPush, AccOne, AccPop)):
+            slot_names.setdefault(s.slot, set()).add(s.ct)
+
     def convert(body: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []
         for s in body:
@@ -164,11 +172,11 @@ def localize_accumulator(run: Def) -> Def:
             elif isinstance(s, AccOne):
                 out.append(Accum(s.ct, s.value, s.real, s.comment))
             elif isinstance(s, AccPop):
+                if s.ct not in slot_names.get(s.slot, {s.ct}):
+                    raise AssertionError("a slot popped under another name")
                 continue  # the local already holds the total
-            elif isinstance(s, If):
-                out.append(If(s.test, convert(s.body), convert(s.orelse), s.comment))
             else:
-                out.append(s)
+                out.append(_nested(s, convert))
         return out
 
     return Def(run.name, run.params, convert(run.body), run.comment)
@@ -191,10 +199,7 @@ def _mentions(s: Stmt, name: str) -> bool:
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
-    stmts = [
-        If(s.test, propagate_zeros(s.body), propagate_zeros(s.orelse), s.comment) if isinstance(s, If) else s
-        for s in stmts
-    ]
+    stmts = [_nested(s, propagate_zeros) for s in stmts]
     out: list[Stmt] = list(stmts)
     i = 0
     while i < len(out):
@@ -220,6 +225,9 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
 def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
     """Drop `v = u` where both are assigned once and never accumulated into: read u for v."""
     assigned = Counter(t for s in _walk(stmts) if isinstance(s, Assign) for t in s.targets)
+    for s in _walk(stmts):  # a replayed record is assigned once per iteration: never a fixed copy
+        if isinstance(s, Replay):
+            assigned.update(s.names + s.names)
     accumulated = {s.name for s in _walk(stmts) if isinstance(s, Accum)}
     fixed = {v for v, n in assigned.items() if n == 1 and v not in accumulated}
     mapping = {}
@@ -239,9 +247,7 @@ def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
         for s in body:
             if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in mapping:
                 continue
-            if isinstance(s, If):
-                s = If(s.test, drop(s.body), drop(s.orelse), s.comment)
-            out.append(s)
+            out.append(_nested(s, drop))
         return out
 
     return rename(drop(stmts), mapping)
@@ -276,7 +282,22 @@ def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
             continue
         if isinstance(s, Assign) and not (set(s.targets) & read) and _pure(s.value):
             continue
-        if isinstance(s, If):
-            s = If(s.test, _drop_unread(s.body, read), _drop_unread(s.orelse, read), s.comment)
-        out.append(s)
+        out.append(_nested(s, lambda b: _drop_unread(b, read)))
     return out
+
+
+# ------------------------------------------------------------------ 7. tapes
+
+
+def trim_tapes(fn: Def) -> Def:
+    """Record only what each replay still reads (after the passes above removed code)."""
+    keep: dict[str, list[str]] = {}
+    for s in _walk([fn]):
+        if isinstance(s, Replay):
+            read = expr_names(s.body)
+            s.names = [n for n in s.names if n in read]
+            keep[s.tape] = s.names
+    for s in _walk([fn]):
+        if isinstance(s, Record) and s.tape in keep:
+            s.names = keep[s.tape]
+    return fn

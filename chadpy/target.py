@@ -130,6 +130,11 @@ class DictX(Expr):
     values: list[Expr]
 
 
+@dataclass(eq=False)
+class ListX(Expr):
+    items: list[Expr]
+
+
 def lift(o: object) -> Expr:
     return o if isinstance(o, Expr) else Lit(o)
 
@@ -190,6 +195,64 @@ class Def(Stmt):
     params: list[str]
     body: list[Stmt]
     comment: str = ""
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """`for target in iter: body` (the forward pass of a `for` loop)."""
+
+    target: str
+    iter: Expr
+    body: list[Stmt]
+    comment: str = ""
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    """`while True: body` (the forward pass of a `while` loop; the test is in the body)."""
+
+    body: list[Stmt]
+    comment: str = ""
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    comment: str = ""
+
+
+@dataclass(eq=False)
+class Record(Stmt):
+    """`tape.append((a, b))`: one iteration's primal values, for the reverse pass."""
+
+    tape: str
+    names: list[str]
+    comment: str = ""
+
+
+@dataclass(eq=False)
+class Replay(Stmt):
+    """`for a, b in reversed(tape): body`: the iterations again, newest first, without recursion."""
+
+    tape: str
+    names: list[str]
+    body: list[Stmt]
+    comment: str = ""
+
+
+def bodies(s: Stmt) -> list[list[Stmt]]:
+    """The statement lists nested directly in a compound statement."""
+    if isinstance(s, If):
+        return [s.body, s.orelse]
+    if isinstance(s, (Def, For, While, Replay)):
+        return [s.body]
+    return []
+
+
+def with_bodies(s: Stmt, new: list[list[Stmt]]) -> Stmt:
+    """A compound statement with its nested lists replaced (in the order of `bodies`)."""
+    if isinstance(s, If):
+        return replace(s, body=new[0], orelse=new[1])
+    return replace(s, body=new[0])
 
 
 @dataclass(eq=False)
@@ -272,14 +335,16 @@ def rename(node: object, mapping: dict[str, str]) -> object:
         return [rename(s, mapping) for s in node]
     if isinstance(node, Expr):
         return map_exprs(node, lambda e: Name(mapping.get(e.id, e.id)) if isinstance(e, Name) else e)
+    if isinstance(node, Def) and set(node.params) & set(mapping):  # a parameter shadows the outer name
+        mapping = {k: v for k, v in mapping.items() if k not in node.params}
     changes = {}
     for f in fields(node):
         v = getattr(node, f.name)
-        if isinstance(v, (Expr, list)) and f.name != "targets" and f.name != "params":
+        if isinstance(v, (Expr, list)) and f.name not in ("targets", "params", "names"):
             changes[f.name] = rename(v, mapping)
-        elif f.name in ("name", "ct") and isinstance(v, str):
+        elif f.name in ("name", "ct", "tape", "target") and isinstance(v, str):
             changes[f.name] = mapping.get(v, v)
-        elif f.name == "targets":
+        elif f.name in ("targets", "names"):
             changes[f.name] = [mapping.get(t, t) for t in v]
     return replace(node, **changes)
 
@@ -309,8 +374,12 @@ def expr_names(node: object) -> set[str]:
             s = stack.pop()
             if isinstance(s, Accum):  # `name += value` reads name
                 out.add(s.name)
-            elif isinstance(s, (If, Def)):
-                stack.extend(s.body + (s.orelse if isinstance(s, If) else []))
+            elif isinstance(s, Record):
+                out.update(s.names)
+            elif isinstance(s, Replay):
+                out.add(s.tape)
+            for body in bodies(s):
+                stack.extend(body)
     elif isinstance(node, Accum):
         out.add(node.name)
     return out

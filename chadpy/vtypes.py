@@ -7,7 +7,10 @@ abstract values). The lattice is small:
 - `CONST`: anything that carries no cotangent: ints, bools, strings, and floats
   that do not depend on a differentiated input (inactive);
 - `Tup(items)`: a tuple with at least one active component;
-- `BOTTOM`: not known yet (used while inferring recursive functions).
+- `Lst(item)`, `Dct(item)`: a list / dict whose elements (joined) are of type item;
+- `ARR`: a NumPy array or NumPy scalar of floats (its shape is known at run time;
+  a Python float joined with an array value is `ARR` too);
+- `BOTTOM`: not known yet (used while inferring recursive functions and loops).
 
 The types decide what the generated code does with cotangents (a float `+=` or a
 sparse `add`) and where no cotangent code is needed at all.
@@ -17,6 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from .arrays import to_user_array
 from .errors import ChadTypeError
 from .runtime import Zero, tuple_part
 from .target import Expr, Lit, Obj
@@ -37,6 +43,7 @@ class _Named(VType):
 REAL = _Named("REAL")
 CONST = _Named("CONST")
 BOTTOM = _Named("BOTTOM")
+ARR = _Named("ARR")
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,22 @@ class Tup(VType):
         return "Tup(" + ", ".join(map(repr, self.items)) + ")"
 
 
+@dataclass(frozen=True)
+class Lst(VType):
+    item: VType
+
+    def __repr__(self) -> str:
+        return f"Lst({self.item!r})"
+
+
+@dataclass(frozen=True)
+class Dct(VType):
+    item: VType
+
+    def __repr__(self) -> str:
+        return f"Dct({self.item!r})"
+
+
 def tup(items: tuple[VType, ...] | list[VType]) -> VType:
     """A tuple type; CONST when no component is active."""
     items = tuple(items)
@@ -55,8 +78,33 @@ def tup(items: tuple[VType, ...] | list[VType]) -> VType:
     return CONST
 
 
+def lst(item: VType) -> VType:
+    """A list type; CONST when its elements carry no cotangent."""
+    return Lst(item) if is_active(item) or item is BOTTOM else CONST
+
+
+def dct(item: VType) -> VType:
+    return Dct(item) if is_active(item) or item is BOTTOM else CONST
+
+
 def is_active(t: VType) -> bool:
-    return t is REAL or (isinstance(t, Tup) and any(is_active(i) for i in t.items))
+    if t is REAL or t is ARR:
+        return True
+    if isinstance(t, Tup):
+        return any(is_active(i) for i in t.items)
+    return isinstance(t, (Lst, Dct)) and is_active(t.item)
+
+
+def item_join(t: VType) -> VType:
+    """The type of an element of a tuple, list or dict read at a run-time index."""
+    if isinstance(t, Tup):
+        out = BOTTOM
+        for item in t.items:
+            out = join(out, item)
+        return out
+    if isinstance(t, (Lst, Dct)):
+        return t.item
+    return t
 
 
 def join(a: VType, b: VType) -> VType:
@@ -67,23 +115,42 @@ def join(a: VType, b: VType) -> VType:
         return a
     if a is CONST and b is REAL or a is REAL and b is CONST:
         return REAL
-    if isinstance(a, Tup) and b is CONST:
+    if a is ARR and b in (REAL, CONST) or b is ARR and a in (REAL, CONST):
+        return ARR  # a float that is sometimes an array (or a NumPy scalar): numbers of run-time shape
+    if isinstance(a, (Tup, Lst, Dct)) and b is CONST:
         return a
-    if isinstance(b, Tup) and a is CONST:
+    if isinstance(b, (Tup, Lst, Dct)) and a is CONST:
         return b
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
         return tup([join(x, y) for x, y in zip(a.items, b.items)])
+    if isinstance(a, Lst) and isinstance(b, Lst):
+        return lst(join(a.item, b.item))
+    if isinstance(a, Dct) and isinstance(b, Dct):
+        return dct(join(a.item, b.item))
     raise ChadTypeError(f"a variable holds values of different shapes ({a} and {b}) on different paths")
+
+
+def _joined(types: list[VType]) -> VType:
+    out = BOTTOM
+    for t in types:
+        out = join(out, t)
+    return CONST if out is BOTTOM else out
 
 
 def of_value(value: object, active: bool) -> VType:
     """The type of an argument value; `active` says whether it is differentiated."""
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str, bytes)):
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str, bytes, np.integer, np.bool_)):
         return CONST
     if isinstance(value, float):
         return REAL if active else CONST
     if isinstance(value, tuple):
         return tup([of_value(v, active) for v in value])
+    if isinstance(value, list):
+        return lst(_joined([of_value(v, active) for v in value]))
+    if isinstance(value, dict):
+        return dct(_joined([of_value(v, active) for v in value.values()]))
+    if isinstance(value, (np.ndarray, np.floating)):
+        return ARR if active and np.issubdtype(value.dtype, np.floating) else CONST
     if not active:
         return CONST
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
@@ -96,10 +163,16 @@ def zero_of(t: VType) -> Expr:
 
 def to_user(ct: object, t: VType, value: object) -> object:
     """A cotangent in the structure of the primal value it belongs to (None if discrete)."""
-    if t is REAL:
-        return float(ct)
+    if t is REAL or t is ARR and not isinstance(value, (np.ndarray, np.floating)):
+        return None if isinstance(value, int) else float(ct) if ct is not Zero else 0.0
+    if t is ARR:
+        return to_user_array(ct, value)
     if isinstance(t, Tup):
         return tuple(to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value)))
+    if isinstance(t, Lst):
+        return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
+    if isinstance(t, Dct):
+        return {k: to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in value.items()}
     return None
 
 
@@ -107,10 +180,20 @@ def from_user(ct: object, t: VType) -> object:
     """A user-given cotangent (same structure as the value) in chadpy's sparse form."""
     if t is REAL:
         return float(ct)
+    if t is ARR:
+        return np.asarray(ct, dtype=float) if isinstance(ct, np.ndarray) else ct
     if isinstance(t, Tup):
         if not isinstance(ct, tuple) or len(ct) != len(t.items):
             raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
         return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it)}
+    if isinstance(t, Lst):
+        if not isinstance(ct, list):
+            raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
+        return {k: from_user(c, t.item) for k, c in enumerate(ct) if c is not None}
+    if isinstance(t, Dct):
+        if not isinstance(ct, dict):
+            raise ChadTypeError(f"expected a cotangent dict, got {ct!r}")
+        return {k: from_user(c, t.item) for k, c in ct.items() if c is not None}
     return None
 
 

@@ -104,17 +104,21 @@ def e_attribute_assign(x):
     return x
 
 
-def e_for(x):
+def e_for_else(x):
     y = 0.0
     for _ in range(3):
         y = y + x
+    else:
+        y = y * 2.0
     return y
 
 
-def e_while(x):
+def e_while_else(x):
     y = x
     while y < 10.0:
         y = y * 2.0
+    else:
+        y = y + 1.0
     return y
 
 
@@ -123,8 +127,13 @@ def e_lambda(x):
     return g(x)
 
 
-def e_list(x):
-    v = [x, x]
+def e_append_param(xs):
+    xs.append(1.0)
+    return sum(xs)
+
+
+def e_set(x):
+    v = {x, x}
     return x * 2.0 + len(v)
 
 
@@ -179,10 +188,11 @@ CASES = [
     (e_copysign, (1.5, -1.0), chad.UnknownFunction, "math.copysign", "return math.copysign(x, y)"),
     (e_subscript_assign, ((1.0, 2.0),), chad.UnsupportedSyntax, "element", "p[0] = 1.0"),
     (e_attribute_assign, (1.0,), chad.UnsupportedSyntax, "attribute", "x.real = 1.0"),
-    (e_for, (1.0,), chad.UnsupportedSyntax, "for", "for _ in range(3):"),
-    (e_while, (1.0,), chad.UnsupportedSyntax, "while", "while y < 10.0:"),
+    (e_for_else, (1.0,), chad.UnsupportedSyntax, "for ... else", "for _ in range(3):"),
+    (e_while_else, (1.0,), chad.UnsupportedSyntax, "while ... else", "while y < 10.0:"),
     (e_lambda, (1.0,), chad.UnsupportedSyntax, "lambda", "g = lambda t: t * 2.0"),
-    (e_list, (1.0,), chad.UnsupportedSyntax, "list", "v = [x, x]"),
+    (e_append_param, ([1.0, 2.0],), chad.UnsupportedSyntax, "list(xs)", "xs.append(1.0)"),
+    (e_set, (1.0,), chad.UnsupportedSyntax, "set", "v = {x, x}"),
     (e_fstring, (1.0,), chad.UnsupportedSyntax, "f-string", 's = f"{x}"'),
     (e_one_branch, (1.0,), chad.UnsupportedSyntax, "`z`", "if x > 0.0:"),
     # no line of these is wrong by itself: the `def` line or the `return` line will do
@@ -281,10 +291,10 @@ def test_decorating_never_raises_and_the_original_still_runs():
         (e_eval, (1.5,), 2.25),
         (e_gamma, (3.0,), 4.0),
         (e_copysign, (1.5, -1.0), -1.5),
-        (e_for, (1.5,), 4.5),
-        (e_while, (1.5,), 12.0),
+        (e_for_else, (1.5,), 9.0),
+        (e_while_else, (1.5,), 13.0),
         (e_lambda, (1.5,), 3.0),
-        (e_list, (1.5,), 5.0),
+        (e_set, (1.5,), 4.0),
         (e_one_branch, (1.5,), 2.25),
         (e_returns_pair, (1.5,), (1.5, 3.0)),
         (e_returns_whole_number, (1.5,), 3),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import math
 
+import numpy as np
 import pytest
 from fd import no_explain
 from hypothesis import given
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 import chadpy as chad
 from chadpy import runtime
 from chadpy.runtime import EArr, Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
-from chadpy.vtypes import CONST, REAL, Tup, from_user, is_active, of_value, to_user
+from chadpy.vtypes import ARR, CONST, REAL, Dct, Lst, Tup, from_user, is_active, of_value, to_user
 
 # ====================================================================== Zero
 
@@ -263,8 +264,14 @@ def test_of_value_types():
     assert of_value((1.0, 2), True) == Tup((REAL, CONST))
     assert of_value((1, 2), True) is CONST
     assert of_value((1.0, (2.0, "a")), False) is CONST
+    assert of_value([1.0, 2], True) == Lst(REAL)
+    assert of_value({"a": 1.0}, True) == Dct(REAL)
+    assert of_value([1, 2], True) is CONST
+    assert of_value(np.zeros(3), True) is ARR
+    assert of_value(np.zeros(3, dtype=int), True) is CONST
+    assert of_value(np.zeros(3), False) is CONST
     with pytest.raises(chad.ChadTypeError):
-        of_value([1.0], True)
+        of_value(object(), True)
 
 
 def test_to_user_from_user_round_trip_nested():

@@ -1,0 +1,789 @@
+"""Unit tests of the NumPy array runtime (`chadpy.arrays`): Scatter cotangents and array cotangent rules.
+
+Every rule `g = rule(d, ...)` is checked against J^T d computed from central differences of the
+primal NumPy function, one input coordinate at a time (so each element is compared, not only a
+dot product), on seeded random inputs; non-differentiable points (ties, zeros of a norm) are
+checked against closed forms.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from chadpy import arrays
+from chadpy.arrays import (
+    Scatter,
+    clip_ct,
+    concatenate_ct,
+    dense,
+    dot_ct_a,
+    dot_ct_b,
+    extremum_ct,
+    index_ct,
+    matmul_ct_a,
+    matmul_ct_b,
+    maximum_ct_a,
+    maximum_ct_b,
+    mean_ct,
+    minimum_ct_a,
+    minimum_ct_b,
+    norm_ct,
+    outer_ct_a,
+    outer_ct_b,
+    prod_ct,
+    reshape_ct,
+    stack_ct,
+    sum_ct,
+    to_user_array,
+    transpose_ct,
+    unbroadcast,
+    where_ct_a,
+    where_ct_b,
+)
+from chadpy.runtime import Zero, add
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+# ====================================================================== helpers
+
+
+def fd_vjp(f, x, d, h: float = 1e-6):
+    """J^T d for f at x by central differences, coordinate by coordinate (x a float or an array)."""
+    if np.ndim(x) == 0 and not isinstance(x, np.ndarray):
+        x = float(x)
+        return float(np.sum(np.asarray(d) * (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)))
+    x = np.asarray(x, dtype=float)
+    g = np.empty(x.shape)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += h
+        xm[i] -= h
+        g[i] = np.sum(np.asarray(d) * (np.asarray(f(xp)) - np.asarray(f(xm))) / (2 * h))
+    return g
+
+
+def random_ct(rng, y):
+    """A random cotangent for the primal result y: a Python float for a scalar result."""
+    if np.ndim(y) == 0:
+        return float(rng.standard_normal())
+    return rng.standard_normal(np.shape(y))
+
+
+def check_vjp(f, x, ct, d, rtol: float = 1e-6, atol: float = 1e-7):
+    """ct (any cotangent representation) equals the finite-difference J^T d, with x's shape."""
+    expected = fd_vjp(f, x, d)
+    if isinstance(x, np.ndarray):
+        got = dense(ct, x)
+        assert got.shape == x.shape
+    else:
+        assert isinstance(ct, float), type(ct)
+        got = ct
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+
+
+def test_check_vjp_can_fail(rng):
+    # the checker itself must reject a wrong cotangent
+    x = rng.standard_normal(4)
+    d = rng.standard_normal(4)
+    with pytest.raises(AssertionError):
+        check_vjp(lambda v: 2 * v, x, d, d)
+
+
+# ====================================================================== index_ct and densify
+
+
+INDEX_CASES = [
+    ((5,), 2),
+    ((5,), -1),
+    ((5,), np.int64(3)),
+    ((5,), slice(1, 4)),
+    ((5,), slice(None, None, -2)),
+    ((5,), np.array([0, 2, 2, 4, 0, 0])),  # duplicates accumulate
+    ((5,), [1, 1, -1]),
+    ((5,), np.array([True, False, True, True, False])),
+    ((5,), Ellipsis),
+    ((5,), None),
+    ((3, 4), 1),
+    ((3, 4), -2),
+    ((3, 4), (1, 2)),
+    ((3, 4), (-1, -4)),
+    ((3, 4), (slice(None), 2)),
+    ((3, 4), (np.array([0, 0, 2]), slice(1, 3))),
+    ((3, 4), (slice(None), np.array([3, 3, 0]))),
+    ((3, 4), (np.array([0, 0, 2]), np.array([1, 1, 3]))),
+    ((3, 4), np.array([[0, 1], [1, 1]])),
+    ((3, 4), np.array([[True, False, True, False], [False, False, True, True], [True] * 4])),
+    ((2, 3, 4), 1),
+    ((2, 3, 4), (1, -1)),
+    ((2, 3, 4), (0, 2, 3)),
+    ((2, 3, 4), (Ellipsis, 1)),
+    ((2, 3, 4), (np.array([0, 1, 1]), slice(None), np.array([2, 2, 0]))),  # separated advanced indices
+    ((2, 3, 4), (1, slice(0, 2), np.array([3, 3]))),
+    ((2, 3, 4), (None, 1, slice(None), 2)),
+]
+
+
+@pytest.mark.parametrize("shape, index", INDEX_CASES, ids=[f"{s}-{i!r}"[:40] for s, i in INDEX_CASES])
+def test_index_ct_matches_finite_differences(rng, shape, index):
+    x = rng.standard_normal(shape)
+    f = lambda v: v[index]
+    d = random_ct(rng, f(x))
+    ct = index_ct(d, x, index)
+    assert isinstance(ct, Scatter) and ct.shape == x.shape and ct.base is None and len(ct.items) == 1
+    check_vjp(f, x, ct, d)
+
+
+def test_index_ct_of_zero_is_zero(rng):
+    assert index_ct(Zero, rng.standard_normal(3), 1) is Zero
+
+
+def test_index_ct_dtype():
+    assert index_ct(1.0, np.zeros(3, np.int64), 0).dtype == np.float64
+    assert index_ct(1.0, np.zeros(3, np.float32), 0).dtype == np.float32
+    assert index_ct(1.0, np.zeros(3, bool), 0).dtype == np.float64
+
+
+def test_densify_duplicate_int_items_accumulate():
+    x = np.zeros(4)
+    s = Zero
+    for i, v in [(1, 1.0), (1, 2.0), (-1, 4.0), (3, 8.0), (0, 16.0)]:
+        s = add(s, index_ct(v, x, i))
+    np.testing.assert_array_equal(s.densify(), [16.0, 3.0, 0.0, 12.0])
+
+
+def test_densify_mixes_plain_and_numpy_ints_and_floats():
+    x = np.zeros(4)
+    s = Zero
+    for i, v in [(1, 1.0), (np.int64(1), 2.0), (2, np.float64(4.0)), (np.int32(-1), np.float32(8.0)), (0, 0.5)]:
+        s = add(s, index_ct(v, x, i))
+    s = add(s, index_ct(np.array(16.0), x, 3))  # a 0-d array value
+    np.testing.assert_array_equal(s.densify(), [0.5, 3.0, 4.0, 24.0])
+
+
+def test_densify_mixes_groups_of_every_index_kind(rng):
+    x = rng.standard_normal((3, 4))
+    contributions = [
+        (1, rng.standard_normal(4)),  # row: group of length 1
+        (-1, rng.standard_normal(4)),
+        ((0, 2), 1.5),  # element: group of length 2
+        ((0, 2), 2.5),
+        ((2, -1), np.float64(-1.0)),
+        ((np.int32(1), np.int64(3)), 0.25),
+        (1, 3.0),  # a scalar value for a row broadcasts
+        (slice(None), rng.standard_normal(4)),  # others, one by one
+        ((np.array([0, 0]), 1), np.array([1.0, 2.0])),
+        (np.array([True, False, True]), rng.standard_normal((2, 4))),
+        ((0, 1), Zero),  # skipped
+    ]
+    expected = np.zeros(x.shape)
+    s = Zero
+    for index, value in contributions:
+        if value is not Zero:
+            np.add.at(expected, index, value)
+        s = add(s, index_ct(value, x, index))
+    assert len(s.items) == len(contributions) - 1  # index_ct(Zero) is Zero
+    np.testing.assert_allclose(s.densify(), expected)
+
+
+def test_densify_returns_a_fresh_array_each_time(rng):
+    x = rng.standard_normal(3)
+    s = index_ct(2.0, x, 1)
+    a, b = s.densify(), s.densify()
+    assert a is not b
+    a[0] = 100.0
+    np.testing.assert_array_equal(b, [0.0, 2.0, 0.0])
+
+
+# ====================================================================== nested Scatters
+
+
+def _count_densify(monkeypatch) -> list[int]:
+    calls = [0]
+    original = Scatter.densify
+
+    def counting(self):
+        calls[0] += 1
+        return original(self)
+
+    monkeypatch.setattr(Scatter, "densify", counting)
+    return calls
+
+
+def test_nested_scatter_composes_int_indices(rng, monkeypatch):
+    # d of A[i][j][k] for several (i, j, k), with duplicates and negative indices
+    A = rng.standard_normal((3, 4, 5))
+    triples = [(0, 1, 2), (2, -1, 0), (0, 1, 2), (-3, 3, 4), (1, 0, -1)]
+    expected = np.zeros(A.shape)
+    total = Zero
+    for i, j, k in triples:
+        v = float(rng.standard_normal())
+        expected[i, j, k] += v
+        inner = index_ct(v, A[i][j], k)
+        mid = index_ct(inner, A[i], j)
+        total = add(total, index_ct(mid, A, i))
+    calls = _count_densify(monkeypatch)
+    np.testing.assert_allclose(total.densify(), expected)
+    assert calls[0] == 1  # composed: no child was densified
+
+
+def test_nested_scatter_with_tuple_parent_and_child(rng, monkeypatch):
+    A = rng.standard_normal((2, 3, 4, 5))
+    child = index_ct(1.5, A[1, 2], (3, -1))  # A[1, 2][3, -1]
+    child = add(child, index_ct(2.0, A[1, 2], (3, 4)))
+    child = add(child, index_ct(rng.standard_normal(5), A[1, 2], 0))  # a row of A[1, 2]
+    ct = index_ct(child, A, (1, 2))
+    expected = np.zeros(A.shape)
+    expected[1, 2, 3, 4] += 3.5
+    expected[1, 2, 0] += child.items[2][1]
+    calls = _count_densify(monkeypatch)
+    np.testing.assert_allclose(ct.densify(), expected)
+    assert calls[0] == 1
+
+
+def test_nested_scatter_child_base_and_non_composable_items(rng):
+    A = rng.standard_normal((3, 4, 5))
+    row_d = rng.standard_normal((4, 5))
+    idx = np.array([1, 1, 4])
+    fancy_d = rng.standard_normal((4, 3))
+    child = index_ct(7.0, A[2], (1, 1))
+    child = add(child, index_ct(fancy_d, A[2], (slice(None), idx)))  # A[2][:, idx]: does not compose
+    child = add(child, row_d)  # a dense part: goes to the child's base
+    assert child.base is row_d
+    ct = add(index_ct(child, A, 2), index_ct(1.0, A, (0, 0, 0)))
+    expected = np.zeros(A.shape)
+    expected[2] += row_d
+    expected[2, 1, 1] += 7.0
+    np.add.at(expected[2], (slice(None), idx), fancy_d)
+    expected[0, 0, 0] += 1.0
+    np.testing.assert_allclose(ct.densify(), expected)
+
+
+def test_nested_scatter_child_base_with_composable_items(rng):
+    A = rng.standard_normal((3, 4))
+    row_d = rng.standard_normal(4)
+    child = index_ct(5.0, A[1], -1) + row_d  # a one-hot plus a dense part
+    ct = index_ct(child, A, 1)
+    expected = np.zeros(A.shape)
+    expected[1] = row_d
+    expected[1, 3] += 5.0
+    np.testing.assert_allclose(ct.densify(), expected)
+
+
+def test_nested_scatter_under_a_slice_parent_is_densified(rng):
+    A = rng.standard_normal((4, 5))
+    child = index_ct(3.0, A[1:3], (0, 4))  # A[1:3][0, 4] is A[1, 4]
+    ct = index_ct(child, A, slice(1, 3))
+    expected = np.zeros(A.shape)
+    expected[1, 4] = 3.0
+    np.testing.assert_allclose(ct.densify(), expected)
+
+
+def test_nested_scatter_separated_advanced_indices_match_numpy(rng):
+    # A[0][:, idx] is not A[0, :, idx] (numpy moves the broadcast axis to the front): must not compose
+    A = rng.standard_normal((2, 3, 4))
+    idx = np.array([2, 2, 0])
+    f = lambda v: v[0][:, idx]
+    d = random_ct(rng, f(A))
+    ct = index_ct(index_ct(d, A[0], (slice(None), idx)), A, 0)
+    check_vjp(f, A, ct, d)
+
+
+def test_nested_zero_child_is_skipped(rng):
+    A = rng.standard_normal((2, 3))
+    ct = index_ct(Scatter((3,)), A, 1)  # an empty child Scatter
+    ct = add(ct, index_ct(2.0, A, (0, 0)))
+    np.testing.assert_array_equal(ct.densify(), [[2.0, 0, 0], [0, 0, 0]])
+
+
+# ====================================================================== the Scatter monoid
+
+
+def _contributions(rng_seed: int, x: np.ndarray) -> list:
+    """Fresh cotangents of x of every representation (Scatters are consumed by addition)."""
+    r = np.random.default_rng(rng_seed)
+    s_with_base = index_ct(2.0, x, (1, 1))
+    s_with_base = s_with_base + r.standard_normal(x.shape)
+    return [
+        index_ct(1.0, x, (0, 1)),
+        index_ct(r.standard_normal(4), x, 2),
+        index_ct(r.standard_normal((2, 4)), x, np.array([0, 0])),
+        r.standard_normal(x.shape),
+        np.broadcast_to(r.standard_normal(4), x.shape),  # a read-only view
+        Zero,
+        s_with_base,
+        index_ct(-3.0, x, (-1, -1)),
+    ]
+
+
+def _total(values) -> np.ndarray:
+    t = Zero
+    for v in values:
+        t = add(t, v)
+    return dense(t, np.zeros((3, 4)))
+
+
+def test_scatter_sum_is_order_independent():
+    x = np.zeros((3, 4))
+    reference = _total(_contributions(1, x))
+    n = len(_contributions(1, x))
+    for perm in itertools.islice(itertools.permutations(range(n)), 0, None, 997):
+        values = _contributions(1, x)
+        np.testing.assert_allclose(_total([values[i] for i in perm]), reference)
+    # and with `+` directly, right to left
+    values = _contributions(1, x)
+    t = values[-1]
+    for v in reversed(values[:-1]):
+        t = v + t if v is not Zero else t
+    np.testing.assert_allclose(dense(t, x), reference)
+
+
+def test_scatter_sum_value(rng):
+    x = np.zeros((3, 4))
+    values = _contributions(2, x)
+    expected = sum(dense(v, x) if v is not Zero else 0.0 for v in _contributions(2, x))
+    np.testing.assert_allclose(_total(values), expected)
+
+
+def test_zero_is_the_identity(rng):
+    s = index_ct(1.0, np.zeros(3), 0)
+    assert s + Zero is s
+    assert Zero + s is s  # via Scatter.__radd__
+    assert s + None is s
+    assert add(Zero, s) is s
+    assert add(s, Zero) is s
+    np.testing.assert_array_equal(s.densify(), [1.0, 0.0, 0.0])
+
+
+def test_scatter_plus_scatter_extends_the_longer_in_place():
+    x = np.zeros(5)
+    big = index_ct(1.0, x, 0) + index_ct(2.0, x, 1) + index_ct(3.0, x, 2)
+    small = index_ct(4.0, x, 0)
+    assert small + big is big
+    assert len(big.items) == 4
+    other = index_ct(5.0, x, 4)
+    assert big + other is big
+    np.testing.assert_array_equal(big.densify(), [5.0, 2.0, 3.0, 0.0, 5.0])
+
+
+def test_scatter_plus_scatter_keeps_every_item_of_both():
+    x = np.zeros(6)
+    a = index_ct(1.0, x, 0) + index_ct(2.0, x, 1) + index_ct(4.0, x, 1)
+    b = index_ct(8.0, x, 5) + index_ct(16.0, x, 4) + index_ct(32.0, x, 0) + index_ct(64.0, x, 3)
+    total = a + b
+    assert len(total.items) == 7
+    np.testing.assert_array_equal(total.densify(), [33.0, 6.0, 0.0, 64.0, 16.0, 8.0])
+
+
+def test_adding_into_a_scatter_never_writes_a_dense_argument(rng):
+    x = np.zeros((3, 4))
+    a = rng.standard_normal(x.shape)
+    b = rng.standard_normal(x.shape)
+    a0, b0 = a.copy(), b.copy()
+    a.setflags(write=False)  # any in-place write would raise
+    b.setflags(write=False)
+    s = index_ct(1.0, x, (0, 0))
+    t = a + s  # ndarray + Scatter defers to Scatter.__radd__
+    assert t is s and s.base is a
+    t = t + b  # base + other: a new array
+    t = t + 2.0  # a scalar goes into the base too
+    row = rng.standard_normal(4)
+    t = add(index_ct(row, x, 1), t)
+    t = t + (index_ct(3.0, x, (2, 3)) + b)  # a Scatter with a base
+    out = t.densify()
+    np.testing.assert_array_equal(a, a0)
+    np.testing.assert_array_equal(b, b0)
+    expected = a0 + 2 * b0 + 2.0
+    expected[0, 0] += 1.0
+    expected[1] += row
+    expected[2, 3] += 3.0
+    np.testing.assert_allclose(out, expected)
+    out[...] = 0.0  # the result is fresh and writable
+    np.testing.assert_array_equal(a, a0)
+
+
+def test_numpy_scalar_plus_scatter_defers():
+    s = index_ct(1.0, np.zeros(2), 1)
+    t = np.float64(2.0) + s
+    assert t is s
+    np.testing.assert_array_equal(s.densify(), [2.0, 3.0])
+
+
+def test_one_hots_never_allocate_the_array_before_densify():
+    n = 1_000_000
+    x = np.zeros(n)
+    k = 300
+    tracemalloc.start()
+    try:
+        s = Zero
+        for i in range(k):
+            s = add(s, index_ct(1.0, x, (i * 7919) % n))
+        inner = index_ct(index_ct(2.0, x[:0], ...), x, slice(0, 0))  # a nested one, also O(1)
+        s = add(inner, s)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < x.nbytes // 20, peak
+    assert isinstance(s, Scatter) and s.base is None and len(s.items) == k + 1
+    out = s.densify()
+    assert out.sum() == k
+    assert out[(5 * 7919) % n] == 1.0
+
+
+# ====================================================================== dense, unbroadcast, to_user_array
+
+
+def test_dense(rng):
+    like = rng.standard_normal((2, 3))
+    z = dense(Zero, like)
+    assert z.shape == (2, 3) and not z.any()
+    d = rng.standard_normal((2, 3))
+    assert dense(d, like) is d
+    np.testing.assert_array_equal(dense(2.0, like), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(dense(d[0], like), np.broadcast_to(d[0], (2, 3)))
+    np.testing.assert_array_equal(dense(index_ct(1.0, like, (1, 2)), like), [[0, 0, 0], [0, 0, 1.0]])
+    assert dense(Zero, np.zeros(3, np.int32)).dtype == np.float64
+
+
+UNBROADCAST_CASES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 4), (3, 1)), ((2, 3, 4), (3, 1)), ((2, 3, 4), (1, 3, 1))]
+
+
+@pytest.mark.parametrize("out_shape, x_shape", UNBROADCAST_CASES)
+def test_unbroadcast_matches_finite_differences(rng, out_shape, x_shape):
+    x = rng.standard_normal(x_shape)
+    w = rng.standard_normal(out_shape)
+    f = lambda v: v * w
+    d = rng.standard_normal(out_shape)
+    ct = unbroadcast(d * w, x)
+    assert ct.shape == x.shape
+    check_vjp(f, x, ct, d)
+
+
+def test_unbroadcast_special_cases(rng):
+    d = rng.standard_normal((3, 4))
+    x = rng.standard_normal((3, 4))
+    assert unbroadcast(d, x) is d  # no copy when shapes match
+    assert unbroadcast(Zero, x) is Zero
+    for scalar in (2.0, 3, np.float64(1.5), np.float32(1.5)):
+        g = unbroadcast(d, scalar)
+        assert type(g) is float
+        assert g == pytest.approx(d.sum())
+    g = unbroadcast(index_ct(2.0, x, (1, 1)), x)
+    np.testing.assert_array_equal(g, dense(index_ct(2.0, x, (1, 1)), x))
+    np.testing.assert_array_equal(unbroadcast(2.0, x), np.full((3, 4), 2.0))
+    assert unbroadcast(2.5, 1.0) == 2.5
+
+
+def test_to_user_array(rng):
+    x = rng.standard_normal((2, 3))
+    for ct in (Zero, rng.standard_normal((2, 3)), np.broadcast_to(1.0, (2, 3)), index_ct(1.0, x, 0), 2.0):
+        g = to_user_array(ct, x)
+        assert isinstance(g, np.ndarray) and g.shape == x.shape and g.dtype == np.float64
+        assert g.flags.writeable and g is not ct
+        if isinstance(ct, np.ndarray):
+            assert not np.shares_memory(g, ct)  # a dense cotangent may be shared: always copy
+        np.testing.assert_array_equal(g, dense(ct, x))
+    assert to_user_array(Zero, np.zeros(3, np.int64)).dtype == np.float64
+    assert to_user_array(np.ones(3), np.zeros(3, np.float32)).dtype == np.float32
+    s = np.float64(2.0)
+    assert to_user_array(Zero, s) == 0.0 and type(to_user_array(Zero, s)) is float
+    assert to_user_array(np.float64(1.5), s) == 1.5 and type(to_user_array(np.float64(1.5), s)) is float
+
+
+# ====================================================================== reductions
+
+
+def _axis_cases():
+    cases = []
+    for shape in [(5,), (3, 4), (2, 3, 4)]:
+        axes = [None, 0, -1]
+        if len(shape) >= 2:
+            axes += [(0, -1), 1]
+        if len(shape) == 3:
+            axes += [(0, 2), (-2,), (0, 1, 2)]
+        for axis in axes:
+            for keepdims in (False, True):
+                cases.append((shape, axis, keepdims))
+    return cases
+
+
+AXIS_CASES = _axis_cases()
+
+
+@pytest.mark.parametrize("shape, axis, keepdims", AXIS_CASES)
+def test_sum_and_mean(rng, shape, axis, keepdims):
+    x = rng.standard_normal(shape)
+    for fn, rule in ((np.sum, sum_ct), (np.mean, mean_ct)):
+        f = lambda v, fn=fn: fn(v, axis=axis, keepdims=keepdims)
+        d = random_ct(rng, f(x))
+        check_vjp(f, x, rule(d, x, axis, keepdims), d)
+        assert rule(Zero, x, axis, keepdims) is Zero
+
+
+@pytest.mark.parametrize("shape, axis, keepdims", AXIS_CASES)
+def test_prod(rng, shape, axis, keepdims):
+    x = rng.uniform(0.5, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    f = lambda v: np.prod(v, axis=axis, keepdims=keepdims)
+    y = f(x)
+    d = random_ct(rng, y)
+    check_vjp(f, x, prod_ct(d, y, x, axis, keepdims), d)
+
+
+@pytest.mark.parametrize("shape, axis, keepdims", AXIS_CASES)
+def test_max_and_min(rng, shape, axis, keepdims):
+    x = rng.standard_normal(shape)  # continuous: no ties
+    for fn in (np.max, np.min):
+        f = lambda v, fn=fn: fn(v, axis=axis, keepdims=keepdims)
+        y = f(x)
+        d = random_ct(rng, y)
+        check_vjp(f, x, extremum_ct(d, y, x, axis, keepdims), d)
+
+
+@pytest.mark.parametrize(
+    "shape, axis, keepdims", [c for c in AXIS_CASES if not isinstance(c[1], tuple) or len(c[1]) <= 2]
+)
+def test_norm(rng, shape, axis, keepdims):  # np.linalg.norm takes at most two axes
+    x = rng.standard_normal(shape)
+    f = lambda v: np.linalg.norm(v, axis=axis, keepdims=keepdims)
+    y = f(x)
+    d = random_ct(rng, y)
+    check_vjp(f, x, norm_ct(d, y, x, axis, keepdims), d)
+
+
+def test_reductions_with_python_float_d_and_scatter_d(rng):
+    x = rng.standard_normal((3, 4))
+    np.testing.assert_array_equal(sum_ct(2.0, x), np.full((3, 4), 2.0))
+    np.testing.assert_allclose(mean_ct(2.0, x), np.full((3, 4), 2.0 / 12))
+    y = x.sum(axis=0)
+    d = index_ct(1.0, y, 2)  # the cotangent of y[2]
+    expected = np.zeros((3, 4))
+    expected[:, 2] = 1.0
+    np.testing.assert_array_equal(sum_ct(d, x, axis=0), expected)
+
+
+def test_prod_with_zeros():
+    x = np.array([2.0, 0.0, 3.0, 5.0])
+    np.testing.assert_array_equal(prod_ct(1.0, np.prod(x), x), [0.0, 30.0, 0.0, 0.0])
+    x2 = np.array([2.0, 0.0, 3.0, 0.0])
+    np.testing.assert_array_equal(prod_ct(1.0, np.prod(x2), x2), [0.0, 0.0, 0.0, 0.0])
+    m = np.array([[1.0, 0.0, 4.0], [2.0, 3.0, 0.0], [0.0, 0.0, 1.0], [1.0, 2.0, 3.0]])
+    d = np.array([1.0, 2.0, 3.0, 4.0])
+    expected = np.array([[0.0, 4.0, 0.0], [0.0, 0.0, 12.0], [0.0, 0.0, 0.0], [24.0, 12.0, 8.0]])
+    np.testing.assert_array_equal(prod_ct(d, m.prod(axis=1), m, axis=1), expected)
+    f = lambda v: np.prod(v, axis=-1)
+    check_vjp(f, m, prod_ct(d, f(m), m, axis=-1), d)  # prod is multilinear: differences are exact
+
+
+def test_prod_of_int_array_and_single_element_axis():
+    x = np.array([[2, 3], [4, 5]])
+    np.testing.assert_array_equal(prod_ct(1.0, x.prod(), x), [[60.0, 40.0], [30.0, 24.0]])
+    y = np.ones((3, 1))
+    np.testing.assert_array_equal(prod_ct(np.arange(3.0), y.prod(axis=1), y, axis=1), [[0.0], [1.0], [2.0]])
+
+
+def test_extremum_ties_split_equally():
+    x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
+    np.testing.assert_allclose(extremum_ct(6.0, x.max(), x), [0.0, 2.0, 2.0, 0.0, 2.0])
+    m = np.array([[1.0, 1.0, 0.0], [5.0, 2.0, 5.0]])
+    d = np.array([2.0, 4.0])
+    np.testing.assert_allclose(extremum_ct(d, m.max(axis=1), m, axis=1), [[1.0, 1.0, 0.0], [2.0, 0.0, 2.0]])
+    np.testing.assert_allclose(
+        extremum_ct(d[:, None], m.min(axis=-1, keepdims=True), m, axis=-1, keepdims=True),
+        [[0.0, 0.0, 2.0], [0.0, 4.0, 0.0]],
+    )
+    # the total cotangent is preserved
+    assert extremum_ct(1.0, np.ones(7).max(), np.ones(7)).sum() == pytest.approx(1.0)
+
+
+def test_extremum_with_nan_goes_to_the_nan():
+    x = np.array([1.0, np.nan, 3.0])
+    np.testing.assert_array_equal(extremum_ct(1.0, np.max(x), x), [0.0, 1.0, 0.0])
+
+
+def test_norm_at_zero_is_zero():
+    x = np.array([[0.0, 0.0], [3.0, 4.0]])
+    g = norm_ct(np.array([1.0, 10.0]), np.linalg.norm(x, axis=1), x, axis=1)
+    np.testing.assert_allclose(g, [[0.0, 0.0], [6.0, 8.0]])
+    assert not np.any(norm_ct(1.0, 0.0, np.zeros(3)))
+
+
+# ====================================================================== linear algebra
+
+MATMUL_SHAPES = [
+    ((3,), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3,)),
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (5, 3, 4)),
+    ((5, 2, 3), (3,)),
+    ((3,), (5, 3, 4)),
+    ((1, 2, 3), (4, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("sa, sb", MATMUL_SHAPES)
+def test_matmul(rng, sa, sb):
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    d = random_ct(rng, a @ b)
+    check_vjp(lambda v: v @ b, a, matmul_ct_a(d, a, b), d)
+    check_vjp(lambda v: a @ v, b, matmul_ct_b(d, a, b), d)
+    assert matmul_ct_a(Zero, a, b) is Zero and matmul_ct_b(Zero, a, b) is Zero
+
+
+DOT_SHAPES = [
+    ((), (3,)),
+    ((2, 3), ()),
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 4)),
+    ((2, 3), (3, 4)),
+    ((2, 2, 3), (3, 4)),
+    ((2, 3), (4, 3, 2)),
+    ((2, 2, 3), (4, 3, 5)),
+    ((2, 2, 3), (3,)),
+]
+
+
+@pytest.mark.parametrize("sa, sb", DOT_SHAPES)
+def test_dot(rng, sa, sb):
+    a = rng.standard_normal(sa) if sa else float(rng.standard_normal())
+    b = rng.standard_normal(sb) if sb else float(rng.standard_normal())
+    d = random_ct(rng, np.dot(a, b))
+    check_vjp(lambda v: np.dot(v, b), a, dot_ct_a(d, a, b), d)
+    check_vjp(lambda v: np.dot(a, v), b, dot_ct_b(d, a, b), d)
+
+
+@pytest.mark.parametrize("sa, sb", [((3,), (4,)), ((2, 3), (4,)), ((3,), (2, 2)), ((), (3,))])
+def test_outer(rng, sa, sb):
+    a = rng.standard_normal(sa) if sa else float(rng.standard_normal())
+    b = rng.standard_normal(sb)
+    d = rng.standard_normal(np.outer(a, b).shape)
+    check_vjp(lambda v: np.outer(v, b), a, outer_ct_a(d, a, b), d)
+    check_vjp(lambda v: np.outer(a, v), b, outer_ct_b(d, a, b), d)
+
+
+# ====================================================================== shape operations
+
+
+@pytest.mark.parametrize(
+    "shape, axes", [((3, 4), None), ((2, 3, 4), None), ((2, 3, 4), (1, 0, 2)), ((2, 3, 4), (-1, 0, 1))]
+)
+def test_transpose(rng, shape, axes):
+    x = rng.standard_normal(shape)
+    f = lambda v: np.transpose(v, axes)
+    d = rng.standard_normal(f(x).shape)
+    check_vjp(f, x, transpose_ct(d, x, axes), d)
+
+
+@pytest.mark.parametrize("shape, new", [((3, 4), (12,)), ((2, 3, 4), (4, -1)), ((6,), (1, 2, 3))])
+def test_reshape(rng, shape, new):
+    x = rng.standard_normal(shape)
+    f = lambda v: np.reshape(v, new)
+    d = rng.standard_normal(f(x).shape)
+    check_vjp(f, x, reshape_ct(d, x), d)
+    assert reshape_ct(Zero, x) is Zero
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_concatenate(rng, axis):
+    xs = [rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))]
+    if axis == 1 or axis == -1:
+        xs[1] = rng.standard_normal((2, 1))
+    elif axis == 0:
+        xs[2] = rng.standard_normal((4, 3))
+    d = rng.standard_normal(np.concatenate(xs, axis=axis).shape)
+    ct = concatenate_ct(d, xs, axis)
+    assert set(ct) == {0, 1, 2}
+    for i in range(3):
+        f = lambda v, i=i: np.concatenate(xs[:i] + [v] + xs[i + 1 :], axis=axis)
+        check_vjp(f, xs[i], ct[i], d)
+    assert concatenate_ct(Zero, xs, axis) is Zero
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, 2])
+def test_stack(rng, axis):
+    xs = (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)))
+    d = rng.standard_normal(np.stack(xs, axis=axis).shape)
+    ct = stack_ct(d, xs, axis)
+    for i in range(2):
+        f = lambda v, i=i: np.stack(tuple(v if j == i else xs[j] for j in range(2)), axis=axis)
+        check_vjp(f, xs[i], ct[i], d)
+    assert stack_ct(Zero, xs, axis) is Zero
+
+
+def test_stack_of_scalars_gives_floats():
+    ct = stack_ct(np.array([1.0, 2.0, 3.0]), [1.0, np.float64(2.0), 3.0])
+    assert ct == {0: 1.0, 1: 2.0, 2: 3.0}
+    assert all(type(v) is float for v in ct.values())
+
+
+# ====================================================================== elementwise selections
+
+
+@pytest.mark.parametrize("sa, sb", [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((3, 4), ())])
+def test_maximum_and_minimum(rng, sa, sb):
+    a = rng.standard_normal(sa)
+    b = rng.standard_normal(sb) if sb else float(rng.standard_normal())
+    for fn, rule_a, rule_b in ((np.maximum, maximum_ct_a, maximum_ct_b), (np.minimum, minimum_ct_a, minimum_ct_b)):
+        d = rng.standard_normal(fn(a, b).shape)
+        check_vjp(lambda v, fn=fn: fn(v, b), a, rule_a(d, a, b), d)
+        check_vjp(lambda v, fn=fn: fn(a, v), b, rule_b(d, a, b), d)
+        assert rule_a(Zero, a, b) is Zero
+
+
+def test_maximum_and_minimum_ties_split_equally():
+    a = np.array([1.0, 2.0, 3.0])
+    b = np.array([1.0, 5.0, 0.0])
+    d = np.array([4.0, 4.0, 4.0])
+    np.testing.assert_array_equal(maximum_ct_a(d, a, b), [2.0, 0.0, 4.0])
+    np.testing.assert_array_equal(maximum_ct_b(d, a, b), [2.0, 4.0, 0.0])
+    np.testing.assert_array_equal(minimum_ct_a(d, a, b), [2.0, 4.0, 0.0])
+    np.testing.assert_array_equal(minimum_ct_b(d, a, b), [2.0, 0.0, 4.0])
+    # a scalar operand collects the sum, ties included
+    assert maximum_ct_b(d, a, 2.0) == 4.0 + 2.0  # b wins over a[0], ties with a[1]
+    assert maximum_ct_b(d, a, 2.5) == 4.0 + 4.0
+    assert type(maximum_ct_b(d, a, 2.5)) is float
+
+
+@pytest.mark.parametrize("lo, hi", [(-0.5, 0.5), (None, 0.3), (-0.3, None), (None, None), ("array", 1.0)])
+def test_clip(rng, lo, hi):
+    x = rng.standard_normal((3, 4))
+    if isinstance(lo, str):
+        lo = rng.uniform(-1.0, 0.0, (4,))
+    f = lambda v: np.clip(v, lo, hi)
+    d = rng.standard_normal((3, 4))
+    check_vjp(f, x, clip_ct(d, x, lo, hi), d)
+
+
+def test_clip_boundary_is_inside_and_broadcasts_to_x():
+    x = np.array([-1.0, 0.0, 1.0, 2.0])
+    np.testing.assert_array_equal(clip_ct(np.ones(4), x, 0.0, 1.0), [0.0, 1.0, 1.0, 0.0])
+    g = clip_ct(np.ones((2, 4)), x, np.array([[0.0], [-5.0]]), 1.0)  # lo broadcasts the result up
+    np.testing.assert_array_equal(g, [1.0, 2.0, 2.0, 0.0])
+    assert clip_ct(Zero, x, 0.0, 1.0) is Zero
+
+
+@pytest.mark.parametrize("scond, sa, sb", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), ()), ((4,), (3, 1), (3, 4))])
+def test_where(rng, scond, sa, sb):
+    cond = rng.standard_normal(scond) > 0
+    a = rng.standard_normal(sa) if sa else float(rng.standard_normal())
+    b = rng.standard_normal(sb) if sb else float(rng.standard_normal())
+    d = rng.standard_normal(np.where(cond, a, b).shape)
+    check_vjp(lambda v: np.where(cond, v, b), a, where_ct_a(d, cond, a, b), d)
+    check_vjp(lambda v: np.where(cond, a, v), b, where_ct_b(d, cond, a, b), d)
+    assert where_ct_a(Zero, cond, a, b) is Zero and where_ct_b(Zero, cond, a, b) is Zero
+
+
+def test_module_has_no_mutable_state():
+    mutable = (list, dict, set, bytearray, np.ndarray)
+    offenders = [name for name, v in vars(arrays).items() if not name.startswith("__") and isinstance(v, mutable)]
+    assert offenders == []
