@@ -54,7 +54,6 @@ from .target import (
     TupleX,
     UnaryOp,
     While,
-    bodies,
     call,
     expr_names,
 )
@@ -406,12 +405,18 @@ class _Chad:
         carry = {k: self.names.fresh("d" + state[k] + "_carry") for k in live}
         back: list[Stmt] = []
         for k in live:
-            part = Name(self.d) if isinstance(target, str) else call(tuple_part, Name(self.d), k, zero_of(self.spec.types[state[k]]))
+            part = (
+                Name(self.d)
+                if isinstance(target, str)
+                else call(tuple_part, Name(self.d), k, zero_of(self.spec.types[state[k]]))
+            )
             back.append(Assign([carry[k]], part, comment=f"cotangent of the final {state[k]}"))
         replay: list[Stmt] = list(defs)
         for k in live:
             p = state[k]
-            replay.append(AccPush(self.acc, self.slot[p], self.ct[p], zero_of(self.spec.types[p]), comment=f"scope {p}"))
+            replay.append(
+                AccPush(self.acc, self.slot[p], self.ct[p], zero_of(self.spec.types[p]), comment=f"scope {p}")
+            )
         if body_bp is not None:
             args = [Name(carry[k]) for k, n in enumerate(e.next) if k in carry and self.active(n)]
             replay.append(Do(CallX(Name(body_bp), [*args, Name(self.acc)]), comment="this iteration's backpropagator"))

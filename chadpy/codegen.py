@@ -178,7 +178,9 @@ def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
     if isinstance(s, Break):
         return gast.Break()
     if isinstance(s, Record):
-        record = Lit(None) if not s.names else Name(s.names[0]) if len(s.names) == 1 else TupleX(list(map(Name, s.names)))
+        record = (
+            Lit(None) if not s.names else Name(s.names[0]) if len(s.names) == 1 else TupleX(list(map(Name, s.names)))
+        )
         return gast.Expr(g(CallX(Attr(Name(s.tape), "append"), [record])))
     if isinstance(s, AccNew):
         return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(runtime.EArr, "EArr"), [Lit(s.depth)])), None)

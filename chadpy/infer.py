@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from . import ir
 from .errors import ChadError, ChadTypeError
 from .lower import lower_function
-from .source import Watch
 from .primitives import resolve
+from .source import Watch
 from .vtypes import ARR, BOTTOM, CONST, REAL, Dct, Lst, Tup, VType, dct, is_active, item_join, join, lst, tup
 
 _MAX_ROUNDS = 50
@@ -121,7 +121,7 @@ class _Infer:
             raise ChadTypeError("cannot unpack a float or an array that carries derivatives; index it instead")
         elif isinstance(t, (Lst, Dct)):
             for name in target:
-                self.spec.types[name] = t.item if isinstance(t, Lst) else CONST
+                self.spec.types[name] = item_join(t) if isinstance(t, Lst) else CONST
         else:
             for name in target:
                 self.spec.types[name] = t  # CONST or BOTTOM
@@ -147,7 +147,9 @@ class _Infer:
             items = [self.atom(a) for a in e.items]
             return lst(_join_all(items)) if e.kind == "list" else tup(items)
         if isinstance(e, ir.MakeDict):
-            return dct(_join_all([self.atom(a) for a in e.values]))
+            values = [self.atom(a) for a in e.values]
+            constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)
+            return dct(values, [k.value for k in e.keys] if constant else None)
         if isinstance(e, ir.GetItem):
             return self.getitem(e)
         if isinstance(e, ir.Case):
@@ -180,7 +182,11 @@ class _Infer:
         if base is ARR:
             return ARR
         if isinstance(base, Dct):
-            return CONST if e.of_loop else base.item  # a loop over a dict yields its keys
+            if e.of_loop:
+                return CONST  # a loop over a dict yields its keys
+            if isinstance(e.index, (ir.Const, ir.Ref)):
+                return base.field(e.index.value)
+            return item_join(base)
         if isinstance(base, Lst):
             return base if e.slice is not None else base.item
         if not isinstance(base, Tup):

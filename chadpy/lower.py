@@ -319,7 +319,10 @@ class _Lowerer:
             nxt = list(last.expr.items)
         else:
             names = tuple(self.names.fresh("next") for _ in all_params)
-            body.lets.append(ir.Let(names, body.result, loc))
+            if len(names) == 1:  # a one-tuple: take its element
+                body.lets.append(ir.Let(names[0], ir.GetItem(body.result, ir.Const(0)), loc))
+            elif names:
+                body.lets.append(ir.Let(names, body.result, loc))
             nxt = [ir.Var(n) for n in names]
         body.result = ir.Const(None)
 
@@ -373,7 +376,11 @@ class _Lowerer:
                 items = [self._bind(ir.GetItem(a, ir.Var(k), **natural), prelude, "item") for a in seqs]
                 if fn is builtins.zip:
                     return items
-                i = ir.Var(k) if start is None else self._bind(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
+                i = (
+                    ir.Var(k)
+                    if start is None
+                    else self._bind(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
+                )
                 return [i, items[0]]
 
             return seq, self._binder(target, parts, unpack=False)
@@ -385,13 +392,17 @@ class _Lowerer:
                 if method == "keys":
                     return seq, self._binder(target, lambda k, prelude: ir.Var(k))
                 if method == "values":
-                    return seq, self._binder(target, lambda k, prelude: self._bind(ir.GetItem(d, ir.Var(k)), prelude, "v"))
+                    return seq, self._binder(
+                        target, lambda k, prelude: self._bind(ir.GetItem(d, ir.Var(k)), prelude, "v")
+                    )
                 return seq, self._binder(
                     target, lambda k, prelude: [ir.Var(k), self._bind(ir.GetItem(d, ir.Var(k)), prelude, "v")], False
                 )
         xs = self.atom(it, env, lets)
         seq = self._bind(ir.Prim(POSITIONS, [xs]), lets, "positions")
-        return seq, self._binder(target, lambda k, prelude: self._bind(ir.GetItem(xs, ir.Var(k), **natural), prelude, "x"))
+        return seq, self._binder(
+            target, lambda k, prelude: self._bind(ir.GetItem(xs, ir.Var(k), **natural), prelude, "x")
+        )
 
     def _binder(self, target: gast.AST, element, unpack: bool = True):
         """Bind the loop target from a fresh counter k: `element(k, prelude)` gives the value(s)."""
@@ -642,7 +653,9 @@ class _Lowerer:
             parts = index.elts if isinstance(index, gast.Tuple) else [index]
             if not any(isinstance(p, gast.Slice) for p in parts):
                 return ir.GetItem(base, self.atom(index, env, lets))
-            atoms = [self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts]
+            atoms = [
+                self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts
+            ]
             if isinstance(index, gast.Slice):
                 return ir.GetItem(base, atoms[0], slice=self.static_slice(index) or True)
             atom = self._bind(ir.MakeTuple(atoms), lets, "index")
@@ -652,7 +665,9 @@ class _Lowerer:
         raise self.error(UnsupportedSyntax, f"`{type(node).__name__}` is not supported", node)
 
     def slice_atom(self, node: gast.Slice, env: dict, lets: list) -> ir.Atom:
-        bounds = [self.atom(b, env, lets) if b is not None else ir.Const(None) for b in (node.lower, node.upper, node.step)]
+        bounds = [
+            self.atom(b, env, lets) if b is not None else ir.Const(None) for b in (node.lower, node.upper, node.step)
+        ]
         return self._bind(ir.Prim(PRIMITIVES[builtins.slice], bounds), lets, "s")
 
     def static_slice(self, node: gast.Slice) -> slice | None:
@@ -675,8 +690,11 @@ class _Lowerer:
         """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`."""
         acc = self.names.fresh("listcomp")
         body: list[gast.stmt] = [
-            gast.Expr(gast.Call(gast.Attribute(gast.Name(acc, gast.Load(), None, None), "append", gast.Load()),
-                                [node.elt], []))
+            gast.Expr(
+                gast.Call(
+                    gast.Attribute(gast.Name(acc, gast.Load(), None, None), "append", gast.Load()), [node.elt], []
+                )
+            )
         ]
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
@@ -847,12 +865,14 @@ class _Lowerer:
             given: list[ir.Atom | None] = args[least:] + [None] * (len(prim.params) - len(args[least:]))
             for k in node.keywords:
                 if k.arg not in prim.params or given[prim.params.index(k.arg)] is not None:
-                    raise self.error(UnsupportedSyntax, f"the keyword argument `{k.arg}` of `{path}` is not supported",
-                                     node)
+                    raise self.error(
+                        UnsupportedSyntax, f"the keyword argument `{k.arg}` of `{path}` is not supported", node
+                    )
                 given[prim.params.index(k.arg)] = self.atom(k.value, env, lets)
             last = max(i for i, g in enumerate(given) if g is not None)
-            args = args[:least] + [g if g is not None else ir.Const(d) for g, d in zip(given[: last + 1],
-                                                                                          prim.defaults)]
+            args = args[:least] + [
+                g if g is not None else ir.Const(d) for g, d in zip(given[: last + 1], prim.defaults)
+            ]
         if fn_folds(prim) and len(args) > 2:
             acc = args[0]
             for a in args[1:-1]:

@@ -31,8 +31,9 @@ import numpy as np
 
 from . import arrays, runtime
 from .errors import ChadTypeError
-from .vtypes import ARR, CONST, REAL, Dct, Lst, Tup, is_active, item_join, join, lst
 from .target import BinOp, Compare, Expr, IfExp, Lit, UnaryOp, call
+from .vtypes import ARR, CONST, REAL, Dct, Lst, Tup, is_active, item_join, join, lst
+
 Vjp = Callable[..., list[Expr]]
 
 
@@ -116,6 +117,7 @@ _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 
 # ---------------------------------------------------------------- lists, tuples, dicts
 
+
 def _list_type(*ts: object) -> object:
 
     out = CONST
@@ -154,7 +156,6 @@ def _copy_type(x: object) -> object:
 
 
 def _values_type(d: object) -> object:
-
     return lst(item_join(d))
 
 
@@ -214,6 +215,7 @@ RANGE = _function(builtins.range, None, (1, 3), result="same")
 
 # ---------------------------------------------------------------- NumPy
 
+
 def _np(
     fn: Callable,
     vjp: Vjp | None,
@@ -235,13 +237,15 @@ def _np(
         return x
 
     name = "np." + fn.__name__ if not getattr(fn, "__module__", "").endswith("linalg") else "np.linalg." + fn.__name__
-    return Primitive(name, emit, vjp, (least, least + len(params)), result="array", params=params, defaults=defaults,
-                     **more)
+    return Primitive(
+        name, emit, vjp, (least, least + len(params)), result="array", params=params, defaults=defaults, **more
+    )
 
 
 def _ufunc(fn: Callable, vjp: Vjp, nargs: int = 1) -> Primitive:
-    return Primitive("np." + fn.__name__, lambda *a: call(fn, *a), vjp, (nargs, nargs), result="array",
-                     elementwise=True)
+    return Primitive(
+        "np." + fn.__name__, lambda *a: call(fn, *a), vjp, (nargs, nargs), result="array", elementwise=True
+    )
 
 
 _REDUCE = ("axis", "keepdims"), (None, False)
@@ -325,24 +329,33 @@ NUMPY: dict[object, Primitive] = {
         *_REDUCE,
     ),
     np.matmul: _np(np.matmul, _matmul_vjp, (2, 2)),
-    np.dot: _np(
-        np.dot, lambda d, y, a, b: [call(arrays.dot_ct_a, d, a, b), call(arrays.dot_ct_b, d, a, b)], (2, 2)
-    ),
+    np.dot: _np(np.dot, lambda d, y, a, b: [call(arrays.dot_ct_a, d, a, b), call(arrays.dot_ct_b, d, a, b)], (2, 2)),
     np.outer: _np(
         np.outer, lambda d, y, a, b: [call(arrays.outer_ct_a, d, a, b), call(arrays.outer_ct_b, d, a, b)], (2, 2)
     ),
     np.reshape: _np(np.reshape, lambda d, y, x, shape: [call(arrays.reshape_ct, d, x), None], (2, 2)),
     np.transpose: _np(
-        np.transpose, lambda d, y, x, axes=None: [call(arrays.transpose_ct, d, x, axes), None], (1, 1), ("axes",),
-        (None,)
+        np.transpose,
+        lambda d, y, x, axes=None: [call(arrays.transpose_ct, d, x, axes), None],
+        (1, 1),
+        ("axes",),
+        (None,),
     ),
     np.concatenate: _np(
-        np.concatenate, lambda d, y, xs, axis=0: [call(arrays.concatenate_ct, d, xs, axis), None], (1, 1), ("axis",),
-        (0,), type_rule=lambda xs, axis=None: _array_of(xs)
+        np.concatenate,
+        lambda d, y, xs, axis=0: [call(arrays.concatenate_ct, d, xs, axis), None],
+        (1, 1),
+        ("axis",),
+        (0,),
+        type_rule=lambda xs, axis=None: _array_of(xs),
     ),
     np.stack: _np(
-        np.stack, lambda d, y, xs, axis=0: [call(arrays.stack_ct, d, xs, axis), None], (1, 1), ("axis",), (0,),
-        type_rule=lambda xs, axis=None: _array_of(xs)
+        np.stack,
+        lambda d, y, xs, axis=0: [call(arrays.stack_ct, d, xs, axis), None],
+        (1, 1),
+        ("axis",),
+        (0,),
+        type_rule=lambda xs, axis=None: _array_of(xs),
     ),
     np.array: _np(np.array, lambda d, y, x: [call(arrays.array_ct, d, x)], (1, 1), type_rule=_array_of),
     np.asarray: _np(np.asarray, lambda d, y, x: [call(arrays.array_ct, d, x)], (1, 1), type_rule=_array_of),

@@ -64,10 +64,25 @@ class Lst(VType):
 
 @dataclass(frozen=True)
 class Dct(VType):
-    item: VType
+    """A dict: `fields` gives each key's type when the keys are known (an argument, a
+    literal with constant keys); `item` is the join of the values (None when they differ
+    in kind, e.g. a tuple and a float: then only constant keys may be read)."""
+
+    item: VType | None
+    fields: tuple[tuple[object, VType], ...] | None = None
 
     def __repr__(self) -> str:
+        if self.fields is not None:
+            return "Dct{" + ", ".join(f"{k!r}: {t!r}" for k, t in self.fields) + "}"
         return f"Dct({self.item!r})"
+
+    def field(self, key: object) -> VType:
+        if self.fields is not None:
+            for k, t in self.fields:
+                if k == key:
+                    return t
+            raise ChadTypeError(f"the dict has no key {key!r}")
+        return item_join(self)
 
 
 def tup(items: tuple[VType, ...] | list[VType]) -> VType:
@@ -83,8 +98,20 @@ def lst(item: VType) -> VType:
     return Lst(item) if is_active(item) or item is BOTTOM else CONST
 
 
-def dct(item: VType) -> VType:
-    return Dct(item) if is_active(item) or item is BOTTOM else CONST
+def dct(values: list[VType], keys: list[object] | None = None) -> VType:
+    """A dict type from its values' types (and its keys, when they are known constants)."""
+    try:
+        item = BOTTOM
+        for t in values:
+            item = join(item, t)
+    except ChadTypeError:
+        item = None  # values of different kinds: constant keys only
+    fields = tuple(zip(keys, values)) if keys is not None else None
+    if item is None and fields is None:
+        raise ChadTypeError("a dict whose values differ in kind (tuple, list, float) needs constant keys")
+    if item is not None and not (is_active(item) or item is BOTTOM):
+        return CONST
+    return Dct(item, fields)
 
 
 def is_active(t: VType) -> bool:
@@ -92,7 +119,9 @@ def is_active(t: VType) -> bool:
         return True
     if isinstance(t, Tup):
         return any(is_active(i) for i in t.items)
-    return isinstance(t, (Lst, Dct)) and is_active(t.item)
+    if isinstance(t, Dct):
+        return any(is_active(f) for _, f in t.fields) if t.fields is not None else is_active(t.item)
+    return isinstance(t, Lst) and is_active(t.item)
 
 
 def item_join(t: VType) -> VType:
@@ -102,6 +131,8 @@ def item_join(t: VType) -> VType:
         for item in t.items:
             out = join(out, item)
         return out
+    if isinstance(t, Dct) and t.item is None:
+        raise ChadTypeError(f"values of different kinds ({t}) read at a run-time key; use constant keys")
     if isinstance(t, (Lst, Dct)):
         return t.item
     return t
@@ -126,7 +157,9 @@ def join(a: VType, b: VType) -> VType:
     if isinstance(a, Lst) and isinstance(b, Lst):
         return lst(join(a.item, b.item))
     if isinstance(a, Dct) and isinstance(b, Dct):
-        return dct(join(a.item, b.item))
+        if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
+            return dct([join(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)], [k for k, _ in a.fields])
+        return dct([item_join(a), item_join(b)])
     raise ChadTypeError(f"a variable holds values of different shapes ({a} and {b}) on different paths")
 
 
@@ -148,7 +181,7 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, list):
         return lst(_joined([of_value(v, active) for v in value]))
     if isinstance(value, dict):
-        return dct(_joined([of_value(v, active) for v in value.values()]))
+        return dct([of_value(v, active) for v in value.values()], list(value))
     if isinstance(value, (np.ndarray, np.floating)):
         return ARR if active and np.issubdtype(value.dtype, np.floating) else CONST
     if not active:
@@ -172,7 +205,7 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Lst):
         return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
     if isinstance(t, Dct):
-        return {k: to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in value.items()}
+        return {k: to_user(tuple_part(ct, k, _zero(t.field(k))), t.field(k), v) for k, v in value.items()}
     return None
 
 
@@ -193,7 +226,7 @@ def from_user(ct: object, t: VType) -> object:
     if isinstance(t, Dct):
         if not isinstance(ct, dict):
             raise ChadTypeError(f"expected a cotangent dict, got {ct!r}")
-        return {k: from_user(c, t.item) for k, c in ct.items() if c is not None}
+        return {k: from_user(c, t.field(k)) for k, c in ct.items() if c is not None}
     return None
 
 

@@ -265,7 +265,7 @@ def test_of_value_types():
     assert of_value((1, 2), True) is CONST
     assert of_value((1.0, (2.0, "a")), False) is CONST
     assert of_value([1.0, 2], True) == Lst(REAL)
-    assert of_value({"a": 1.0}, True) == Dct(REAL)
+    assert of_value({"a": 1.0}, True) == Dct(REAL, (("a", REAL),))
     assert of_value([1, 2], True) is CONST
     assert of_value(np.zeros(3), True) is ARR
     assert of_value(np.zeros(3, dtype=int), True) is CONST
