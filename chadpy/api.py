@@ -31,8 +31,10 @@ def _shape(v: Any) -> Any:
     kind = type(v)
     if kind is tuple:
         return tuple(map(_shape, v))
-    if kind is list or kind is dict:
-        return kind, frozenset(map(_shape, v.values() if kind is dict else v))
+    if kind is list:
+        return kind, frozenset(map(_shape, v))
+    if kind is dict:  # its keys are part of its type (each key's value has its own)
+        return kind, tuple((k, _shape(x)) for k, x in v.items())
     if kind is np.ndarray:
         return kind, v.dtype.kind
     return kind

@@ -221,13 +221,24 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     """Cotangent of `x` given the cotangent `d` of `x[index]`: a one-item Scatter, O(1)."""
     if d is Zero or d is None:
         return Zero
-    s = Scatter(np.shape(x), _dtype_of(x))
+    s = Scatter(x.shape, _dtype_of(x))  # the attribute, not np.shape: O(1) under every cost model
     s.items.append((index, d))
     return s
 
 
+def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
+    """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter."""
+    if type(ct) is Scatter and d is not Zero and d is not None and type(d) is not Scatter:
+        ct.items.append((index, d))
+        return ct
+    one = index_ct(d, x, index)
+    return one if ct is Zero else ct + one
+
+
 def dense(d: Any, like: Any) -> np.ndarray:
     """`d` as a dense ndarray shaped like `like` (possibly a read-only broadcast view)."""
+    if type(d) is float and not isinstance(like, np.ndarray):
+        return d  # the common scalar case (a NumPy scalar's cotangent), without array calls
     shape = np.shape(like)
     if d is Zero or d is None:
         return np.zeros(shape, _dtype_of(like))
@@ -254,7 +265,7 @@ def unbroadcast(d: Any, x: Any) -> Any:
     if d is Zero or d is None:
         return Zero
     if not isinstance(x, np.ndarray):
-        return _py_scalar(_arr(d))
+        return d if type(d) is float else _py_scalar(_arr(d))
     d = _arr(d)
     if d.shape == x.shape:
         return d

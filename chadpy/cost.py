@@ -64,6 +64,7 @@ Not charged (a documented limitation: the program must use counted inputs or cal
 - `np.array(c)`, `np.asarray(c)`, `np.asanyarray(c)`, `np.ascontiguousarray(c)` and the buffer protocol
   (`memoryview(c)`, `bytes(c)`) on a counted `c`: creation functions are not dispatched (`np.array` copies n elements
   for free and returns a plain array);
+- functions that read only metadata (`np.shape`, `np.ndim`, `np.size`, `np.result_type`): O(1);
 - attribute access (`x.T`, `x.real`, `x.shape`, `x.flat`), `len(x)`, `float(x)`, `x.item()`, other C-level methods not
   listed above, and pickling;
 - work in other threads (charges accrue to the measurements of the thread that does the work);
@@ -351,6 +352,10 @@ _METHODS = (
 _CONTRACTIONS = {np.dot, np.inner}
 
 
+# Array functions that read only an array's metadata: O(1) whatever its size.
+_METADATA = frozenset({np.shape, np.ndim, np.size, np.result_type})
+
+
 class CountedArray(np.ndarray):
     """An ndarray view whose operations charge the elements they touch to the active `measure` (module docstring)."""
 
@@ -377,7 +382,7 @@ class CountedArray(np.ndarray):
         if all(issubclass(t, np.ndarray) for t in types):  # dispatch is done: do not run numpy's dispatcher again
             implementation = getattr(func, "_implementation", func)
         result = implementation(*plain_args, **plain_kwargs)
-        n = _count(plain_args) + _count(plain_kwargs) + _count(result)
+        n = 0 if func in _METADATA else _count(plain_args) + _count(plain_kwargs) + _count(result)
         if func in _CONTRACTIONS:
             n += _count(result) * _contracted(plain_args[0])
         elif func is np.vdot:

@@ -81,13 +81,16 @@ def _sign_times(d: Expr, x: Expr) -> Expr:
     return IfExp(x.compare(">", 0), d, IfExp(x.compare("<", 0), -d, Lit(0.0)))
 
 
-def _pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
+def _pow_base(d: Expr, a: Expr, b: Expr, general: Callable) -> Expr:
+    """Cotangent of a in a ** b: inline for a literal exponent (`x ** 2` gives `d * 2 * x`)."""
     if isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool):
         k = b.value
-        da = Lit(0.0) if k == 0 else d if k == 1 else d * k * a if k == 2 else d * k * a ** (k - 1)
-    else:
-        da = call(runtime.pow_base_ct, d, a, b)
-    return [da, call(runtime.pow_exponent_ct, d, y, a)]
+        return Lit(0.0) if k == 0 else d if k == 1 else d * k * a if k == 2 else d * k * a ** (k - 1)
+    return call(general, d, a, b)
+
+
+def _pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
+    return [_pow_base(d, a, b, runtime.pow_base_ct), call(runtime.pow_exponent_ct, d, y, a)]
 
 
 def _max_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
@@ -264,7 +267,7 @@ def _matmul_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
 
 
 def _np_pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [call(runtime.power_base_ct, d, a, b), call(runtime.power_exponent_ct, d, y, a)]
+    return [_pow_base(d, a, b, runtime.power_base_ct), call(runtime.power_exponent_ct, d, y, a)]
 
 
 NP_POWER = _ufunc(np.power, _np_pow_vjp, 2)

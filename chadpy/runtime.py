@@ -80,6 +80,14 @@ def add(a: object, b: object) -> object:
     return a + b
 
 
+def add_at(ct: object, key: object, d: object) -> object:
+    """ct + {key: d} for a tuple, list or dict cotangent, without building the one-hot."""
+    if ct is Zero:
+        return {key: d}
+    ct[key] = add(ct[key], d) if key in ct else d
+    return ct
+
+
 def tuple_part(d: object, k: object, zero: object) -> object:
     """The cotangent of component `k` of a tuple, from the tuple's cotangent `d`."""
     if d is Zero:

@@ -205,7 +205,8 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Lst):
         return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
     if isinstance(t, Dct):
-        return {k: to_user(tuple_part(ct, k, _zero(t.field(k))), t.field(k), v) for k, v in value.items()}
+        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(value, t.item)
+        return {k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) for k, v in value.items()}
     return None
 
 
@@ -226,7 +227,8 @@ def from_user(ct: object, t: VType) -> object:
     if isinstance(t, Dct):
         if not isinstance(ct, dict):
             raise ChadTypeError(f"expected a cotangent dict, got {ct!r}")
-        return {k: from_user(c, t.field(k)) for k, c in ct.items() if c is not None}
+        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(ct, t.item)
+        return {k: from_user(c, fields[k]) for k, c in ct.items() if c is not None}
     return None
 
 
