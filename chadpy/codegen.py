@@ -221,32 +221,28 @@ class _Printer:
         for s in stmts:
             self.stmt(s, indent)
 
+    def compound(self, s: Stmt, header: str, indent: str) -> None:
+        """`header:` then the statement's body, with the statement's comment above."""
+        self.comment(s.comment, indent)
+        self.lines.append(f"{indent}{header}:")
+        self.stmts(s.body, indent + "    ")
+
     def stmt(self, s: Stmt, indent: str) -> None:
+        g = lambda e: _unparse(expr_to_gast(e, self.ns))  # noqa: E731
         if isinstance(s, Def):
-            self.comment(s.comment, indent)
-            self.lines.append(f"{indent}def {s.name}({', '.join(s.params)}):")
-            self.stmts(s.body, indent + "    ")
+            self.compound(s, f"def {s.name}({', '.join(s.params)})", indent)
         elif isinstance(s, If):
-            self.comment(s.comment, indent)
-            self.lines.append(f"{indent}if {_unparse(expr_to_gast(s.test, self.ns))}:")
-            self.stmts(s.body, indent + "    ")
+            self.compound(s, f"if {g(s.test)}", indent)
             if s.orelse:
                 self.lines.append(f"{indent}else:")
                 self.stmts(s.orelse, indent + "    ")
         elif isinstance(s, For):
-            self.comment(s.comment, indent)
-            self.lines.append(f"{indent}for {s.target} in {_unparse(expr_to_gast(s.iter, self.ns))}:")
-            self.stmts(s.body, indent + "    ")
+            self.compound(s, f"for {s.target} in {g(s.iter)}", indent)
         elif isinstance(s, While):
-            self.comment(s.comment, indent)
-            self.lines.append(f"{indent}while True:")
-            self.stmts(s.body, indent + "    ")
+            self.compound(s, "while True", indent)
         elif isinstance(s, Replay):
-            self.comment(s.comment, indent)
             names = ", ".join(s.names) if s.names else "_"
-            reverse = self.ns.spell(reversed, "reversed").id
-            self.lines.append(f"{indent}for {names} in {reverse}({s.tape}):")
-            self.stmts(s.body, indent + "    ")
+            self.compound(s, f"for {names} in {self.ns.spell(reversed, 'reversed').id}({s.tape})", indent)
         else:
             text = indent + _unparse(_simple_to_gast(s, self.ns))
             note = getattr(s, "comment", "")

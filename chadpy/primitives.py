@@ -262,8 +262,12 @@ def _reduction(fn: Callable, ct: Callable, with_y: bool = False) -> Primitive:
     return _np(fn, vjp, (1, 1), *_REDUCE)
 
 
-def _matmul_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [call(arrays.matmul_ct_a, d, a, b), call(arrays.matmul_ct_b, d, a, b)]
+def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
+    """The rule of a binary array function whose two cotangents are runtime functions of (d, a, b)."""
+    return lambda d, y, a, b: [call(ct_a, d, a, b), call(ct_b, d, a, b)]
+
+
+_matmul_vjp = _by_rules(arrays.matmul_ct_a, arrays.matmul_ct_b)
 
 
 def _np_pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
@@ -298,20 +302,8 @@ NUMPY: dict[object, Primitive] = {
     np.multiply: _ufunc(np.multiply, lambda d, y, a, b: [d * b, d * a], 2),
     np.divide: _ufunc(np.divide, lambda d, y, a, b: [d / b, -(d * y) / b], 2),
     np.power: NP_POWER,
-    np.maximum: Primitive(
-        "np.maximum",
-        lambda a, b: call(np.maximum, a, b),
-        lambda d, y, a, b: [call(arrays.maximum_ct_a, d, a, b), call(arrays.maximum_ct_b, d, a, b)],
-        (2, 2),
-        result="array",
-    ),
-    np.minimum: Primitive(
-        "np.minimum",
-        lambda a, b: call(np.minimum, a, b),
-        lambda d, y, a, b: [call(arrays.minimum_ct_a, d, a, b), call(arrays.minimum_ct_b, d, a, b)],
-        (2, 2),
-        result="array",
-    ),
+    np.maximum: _np(np.maximum, _by_rules(arrays.maximum_ct_a, arrays.maximum_ct_b), (2, 2)),
+    np.minimum: _np(np.minimum, _by_rules(arrays.minimum_ct_a, arrays.minimum_ct_b), (2, 2)),
     np.clip: _np(np.clip, lambda d, y, x, lo, hi: [call(arrays.clip_ct, d, x, lo, hi), None, None], (3, 3)),
     np.where: _np(
         np.where,
@@ -332,10 +324,8 @@ NUMPY: dict[object, Primitive] = {
         *_REDUCE,
     ),
     np.matmul: _np(np.matmul, _matmul_vjp, (2, 2)),
-    np.dot: _np(np.dot, lambda d, y, a, b: [call(arrays.dot_ct_a, d, a, b), call(arrays.dot_ct_b, d, a, b)], (2, 2)),
-    np.outer: _np(
-        np.outer, lambda d, y, a, b: [call(arrays.outer_ct_a, d, a, b), call(arrays.outer_ct_b, d, a, b)], (2, 2)
-    ),
+    np.dot: _np(np.dot, _by_rules(arrays.dot_ct_a, arrays.dot_ct_b), (2, 2)),
+    np.outer: _np(np.outer, _by_rules(arrays.outer_ct_a, arrays.outer_ct_b), (2, 2)),
     np.reshape: _np(np.reshape, lambda d, y, x, shape: [call(arrays.reshape_ct, d, x), None], (2, 2)),
     np.transpose: _np(
         np.transpose,
