@@ -885,6 +885,8 @@ class _Lowerer:
     def user_call(self, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         args = [self.atom(a, env, lets) for a in node.args]
         kwargs = {k.arg: self.atom(k.value, env, lets) for k in node.keywords}
+        for a in args + list(kwargs.values()):
+            self.escape(a)  # the callee may return the list it was given: a second name for it
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:

@@ -488,3 +488,21 @@ def test_rejected_list_use(fn, args, lines, simplify):
     with pytest.raises(chad.ChadError) as info:
         chad.grad(fn, argnums=tuple(range(len(args))), simplify=simplify)(*args)
     assert_located(str(info.value), fn, *lines)
+
+
+def _same_list(xs):
+    return xs
+
+
+def e_append_after_passing_on(x):
+    xs = [x]
+    ys = _same_list(xs)
+    xs.append(2.0 * x)
+    return ys[-1]
+
+
+def test_append_after_the_list_was_passed_on_is_rejected():
+    """`ys` may be the same list as `xs`: appending to it would change `ys` behind chadpy's back."""
+    with pytest.raises(chad.ChadError) as info:
+        chad.grad(e_append_after_passing_on)(1.5)
+    assert_located(str(info.value), e_append_after_passing_on, "xs.append(2.0 * x)")

@@ -19,7 +19,6 @@ import math
 import numpy as np
 import pytest
 from fd import assert_grad_matches_fd, rand_array, rand_float, rand_list
-from test_errors import assert_located
 
 import chadpy as chad
 
@@ -508,38 +507,3 @@ def test_halving_gradient_is_a_power_of_two():
     x = 13.7
     g = chad.grad(lp_while_halving)(x)
     assert abs(g - (4.0 / 16.0 + 2.0 * x / 256.0)) < 1e-12
-
-
-# ====================================================================== rejected loops
-
-
-def e_for_else(x):
-    s = 0.0
-    for _ in range(3):
-        s = s + x
-    else:
-        s = s * 2.0
-    return s
-
-
-def e_while_else(x):
-    while x < 10.0:
-        x = x * 2.0
-    else:
-        x = x + 1.0
-    return x
-
-
-@pytest.mark.parametrize(
-    ("fn", "args", "lines"),
-    [
-        (e_for_else, (1.5,), ("for _ in range(3):", "else:")),
-        (e_while_else, (1.5,), ("while x < 10.0:", "else:")),
-    ],
-    ids=["for-else", "while-else"],
-)
-@pytest.mark.parametrize("simplify", [True, False])
-def test_loop_else_is_rejected(fn, args, lines, simplify):
-    with pytest.raises(chad.ChadError) as info:
-        chad.grad(fn, simplify=simplify)(*args)
-    assert_located(str(info.value), fn, *lines)
