@@ -16,7 +16,7 @@ from .errors import ChadError, ChadTypeError
 from .lower import lower_function
 from .primitives import resolve
 from .source import Watch
-from .vtypes import ARR, BOTTOM, CONST, REAL, Dct, Lst, Tup, VType, dct, is_active, item_join, join, lst, tup
+from .vtypes import ARR, BOTTOM, CONST, REAL, Dct, Lst, Tup, VType, dct, is_active, item_join, join, join_all, lst, tup
 
 _MAX_ROUNDS = 50
 
@@ -145,7 +145,7 @@ class _Infer:
             return callee.result
         if isinstance(e, ir.MakeTuple):
             items = [self.atom(a) for a in e.items]
-            return lst(_join_all(items)) if e.kind == "list" else tup(items)
+            return lst(join_all(items)) if e.kind == "list" else tup(items)
         if isinstance(e, ir.MakeDict):
             values = [self.atom(a) for a in e.values]
             constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)
@@ -220,10 +220,3 @@ class _Infer:
         else:
             raise ChadTypeError("the types of this loop's variables do not settle (a tuple that grows?)")
         return types[0] if len(types) == 1 else tup(types)
-
-
-def _join_all(types: list[VType]) -> VType:
-    out = CONST
-    for t in types:
-        out = join(out, t)
-    return out

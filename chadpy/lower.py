@@ -350,7 +350,6 @@ class _Lowerer:
             return stmt.chad_iteration
         it, target = stmt.iter, stmt.target
         fn = self.callee(it.func, env) if isinstance(it, gast.Call) else None
-        natural = dict(natural=True, of_loop=True)
         if fn is builtins.range:
             seq = self._bind(self.prim_call(RANGE, "range", it, env, lets), lets, "indices")
             if isinstance(target, gast.Name):
@@ -373,7 +372,8 @@ class _Lowerer:
                 raise self.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
 
             def parts(k: str, prelude: list) -> list[ir.Atom]:
-                items = [self._bind(ir.GetItem(a, ir.Var(k), **natural), prelude, "item") for a in seqs]
+                # positions 0..n-1 of each sequence (a dict here fails loudly: it has no position k)
+                items = [self._bind(ir.GetItem(a, ir.Var(k), natural=True), prelude, "item") for a in seqs]
                 if fn is builtins.zip:
                     return items
                 i = (
@@ -401,7 +401,7 @@ class _Lowerer:
         xs = self.atom(it, env, lets)
         seq = self._bind(ir.Prim(POSITIONS, [xs]), lets, "positions")
         return seq, self._binder(
-            target, lambda k, prelude: self._bind(ir.GetItem(xs, ir.Var(k), **natural), prelude, "x")
+            target, lambda k, prelude: self._bind(ir.GetItem(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
         )
 
     def _binder(self, target: gast.AST, element, unpack: bool = True):
@@ -700,8 +700,9 @@ class _Lowerer:
             for cond in reversed(gen.ifs):
                 body = [gast.If(cond, body, [])]
             body = [gast.For(gen.target, gen.iter, body, [], None)]
-        for n in body + [s for s in gast.walk(body[0]) if isinstance(s, gast.stmt)]:
-            gast.copy_location(n, node)
+        for n in gast.walk(body[0]):
+            if isinstance(n, gast.stmt):
+                gast.copy_location(n, node)
         targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
         saved = {t: env[t] for t in targets if t in env}
         start = self.names.fresh("empty")

@@ -163,7 +163,8 @@ def join(a: VType, b: VType) -> VType:
     raise ChadTypeError(f"a variable holds values of different shapes ({a} and {b}) on different paths")
 
 
-def _joined(types: list[VType]) -> VType:
+def join_all(types: list[VType]) -> VType:
+    """The join of several types (CONST for none)."""
     out = BOTTOM
     for t in types:
         out = join(out, t)
@@ -179,7 +180,7 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, tuple):
         return tup([of_value(v, active) for v in value])
     if isinstance(value, list):
-        return lst(_joined([of_value(v, active) for v in value]))
+        return lst(join_all([of_value(v, active) for v in value]))
     if isinstance(value, dict):
         return dct([of_value(v, active) for v in value.values()], list(value))
     if isinstance(value, (np.ndarray, np.floating)):
