@@ -380,12 +380,15 @@ class _Chad:
         body_fwd, body_bp = self.block(e.body, d, "iteration", wanted=bp is not None, results=e.next)
         primal, defs = _split_defs(body_fwd)
         iteration += primal
+        record = None
         if tape is not None:
-            candidates = ([e.index] if e.index else []) + list(state) + _bound(primal)
+            bound = _bound(primal)
+            candidates = ([e.index] if e.index else []) + list(state) + bound
             needed = expr_names(defs)
-            record = [n for n in dict.fromkeys(candidates) if n in needed]
-            iteration.append(Record(tape, record))
-            sometimes = [n for n in record if n in set(_bound(primal)) - set(_bound(primal, always=True))]
+            record = Record(tape, [n for n in dict.fromkeys(candidates) if n in needed])
+            iteration.append(record)
+            always = set(_bound(primal, always=True))
+            sometimes = [n for n in record.names if n in bound and n not in always]
             if sometimes:  # bound on one path only: the record still needs a value
                 iteration.insert(0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), "set on one path only"))
         iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
@@ -425,7 +428,6 @@ class _Chad:
             replay.append(AccPop(self.acc, self.slot[p], self.ct[p]))
         for k in live:
             replay.append(Assign([carry[k]], Name(self.ct[state[k]])))
-        record = next(s for s in iteration if isinstance(s, Record))
         back.append(Replay(tape, record.names, replay, comment="the iterations, newest first"))
         for k in live:
             back += self.var(e.init[k], Name(carry[k]))

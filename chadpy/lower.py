@@ -28,7 +28,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import gast
 import numpy as np
@@ -120,8 +120,8 @@ def _assigned(stmts: list[gast.stmt]) -> set[str]:
         for node in gast.walk(s):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
                 out.add(node.id)
-            elif _appended(node):
-                out.add(_appended(node))
+            elif appended := _appended(node):
+                out.add(appended)
     return out
 
 
@@ -140,22 +140,12 @@ def _returns(stmts: list[gast.stmt]) -> bool:
     return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
 
 
-def _breaks(stmts: list[gast.stmt]) -> bool:
-    """Whether a `break` or `continue` in stmts leaves the loop they are in (not a nested one)."""
+def _breaks(stmts: list[gast.stmt], kinds: tuple = (gast.Break, gast.Continue)) -> bool:
+    """Whether a statement of `kinds` in stmts leaves the loop they are in (not a nested loop)."""
     for s in stmts:
-        if isinstance(s, (gast.Break, gast.Continue)):
+        if isinstance(s, kinds):
             return True
-        if isinstance(s, gast.If) and (_breaks(s.body) or _breaks(s.orelse)):
-            return True
-    return False
-
-
-def _has_break(stmts: list[gast.stmt]) -> bool:
-    """Whether a `break` in stmts leaves the loop they are the body of."""
-    for s in stmts:
-        if isinstance(s, gast.Break):
-            return True
-        if isinstance(s, gast.If) and (_has_break(s.body) or _has_break(s.orelse)):
+        if isinstance(s, gast.If) and (_breaks(s.body, kinds) or _breaks(s.orelse, kinds)):
             return True
     return False
 
@@ -172,7 +162,6 @@ class _LoopExits:
     state: list[str]  # the user's names of the state variables
     status: str | None  # the state variable holding 0 (go on), 1 (break) or 2 (return)
     retval: str | None  # the state variable holding the returned value
-    ends: list = field(default_factory=list)
 
     def finish(self, lowerer: _Lowerer, env: dict, lets: list, status: int, retval: ir.Atom | None = None):
         items = [env[v] for v in self.state]
@@ -272,7 +261,7 @@ class _Lowerer:
         reads = _read(stmt.body) | (_read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
         state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
         returns = _returns(stmt.body)
-        stops = returns or _has_break(stmt.body)
+        stops = returns or _breaks(stmt.body, (gast.Break,))
 
         seq = binder = None
         if isinstance(stmt, gast.For):
@@ -349,7 +338,8 @@ class _Lowerer:
         if hasattr(stmt, "chad_iteration"):  # synthesised by a comprehension or reduce
             return stmt.chad_iteration
         it, target = stmt.iter, stmt.target
-        fn = self.callee(it.func, env) if isinstance(it, gast.Call) else None
+        named = self.callee(it.func, env) if isinstance(it, gast.Call) else None
+        fn = named[1] if named else None
         if fn is builtins.range:
             seq = self._bind(self.prim_call(RANGE, "range", it, env, lets), lets, "indices")
             if isinstance(target, gast.Name):
@@ -519,16 +509,15 @@ class _Lowerer:
         lets.append(ir.Let(new, ir.Prim(LIST_APPEND, [xs, v]), self.loc))
         self.owned.add(new)
 
-    def escape(self, e: ir.Expr | ir.Atom) -> None:
+    def escape(self, e: ir.Expr) -> ir.Expr:
         """A list stored elsewhere (another name, a tuple, a call) may no longer be appended to."""
         if isinstance(e, ir.Var):
             self.owned.discard(e.name)
-        elif isinstance(e, (ir.MakeTuple, ir.Call)):
-            for a in e.items if isinstance(e, ir.MakeTuple) else e.args:
-                self.escape(a)
-        elif isinstance(e, ir.MakeDict):
-            for a in e.values:
-                self.escape(a)
+        for a in e.items if isinstance(e, ir.MakeTuple) else e.args if isinstance(e, ir.Call) else ():
+            self.escape(a)
+        for a in e.values if isinstance(e, ir.MakeDict) else ():
+            self.escape(a)
+        return e
 
     def assign(self, target: gast.AST, value: ir.Atom, env: dict, lets: list) -> None:
         if isinstance(target, gast.Name):
@@ -608,16 +597,10 @@ class _Lowerer:
             path, value = self.static_path(node, env)
             return self.outside(path, value, node)
         if isinstance(node, gast.List):
-            items = [self.atom(e, env, lets) for e in node.elts]
-            for a in items:
-                self.escape(a)
-            return ir.MakeTuple(items, kind="list")
+            return self.escape(ir.MakeTuple([self.atom(e, env, lets) for e in node.elts], kind="list"))
         if isinstance(node, gast.Dict):
             keys = [self.atom(k, env, lets) for k in node.keys]
-            values = [self.atom(v, env, lets) for v in node.values]
-            for a in values:
-                self.escape(a)
-            return ir.MakeDict(keys, values)
+            return self.escape(ir.MakeDict(keys, [self.atom(v, env, lets) for v in node.values]))
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node, env, lets)
         if isinstance(node, gast.BinOp):
@@ -643,10 +626,7 @@ class _Lowerer:
             cond = self.atom(node.test, env, lets)
             return ir.Case(cond, self.sub_block(node.body, env), self.sub_block(node.orelse, env))
         if isinstance(node, gast.Tuple):
-            items = [self.atom(e, env, lets) for e in node.elts]
-            for a in items:
-                self.escape(a)
-            return ir.MakeTuple(items)
+            return self.escape(ir.MakeTuple([self.atom(e, env, lets) for e in node.elts]))
         if isinstance(node, gast.Subscript):
             base = self.atom(node.value, env, lets)
             index = node.slice
@@ -812,18 +792,18 @@ class _Lowerer:
                 raise self.error(ChadError, f"module `{path}` has no attribute `{node.attr}`", node) from None
         raise self.error(UnsupportedSyntax, "calling the result of an expression is not supported", node)
 
-    def callee(self, func: gast.expr, env: dict) -> object:
-        """The outside object a call's function names, or None for a method of a local value."""
+    def callee(self, func: gast.expr, env: dict) -> tuple[str, object] | None:
+        """The path and outside object a call's function names; None for a method of a local value."""
         if self.is_local(func, env):
             return None
-        _, fn = self.static_path(func, env)
-        return getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+        path, fn = self.static_path(func, env)
+        return path, getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
 
     def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-        if isinstance(node.func, gast.Attribute) and self.is_local(node.func.value, env):
+        named = self.callee(node.func, env)
+        if named is None:
             return self.method_call(node, env, lets)
-        path, fn = self.static_path(node.func, env)
-        fn = getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+        path, fn = named
         if fn is REDUCE:
             return self.reduce(node, env, lets)
         if fn in (builtins.enumerate, builtins.zip):
@@ -874,7 +854,7 @@ class _Lowerer:
             args = args[:least] + [
                 g if g is not None else ir.Const(d) for g, d in zip(given[: last + 1], prim.defaults)
             ]
-        if fn_folds(prim) and len(args) > 2:
+        if prim in BINARY_FOLDS and len(args) > 2:
             acc = args[0]
             for a in args[1:-1]:
                 acc = self._bind(ir.Prim(prim, [acc, a]), lets, path)
@@ -902,15 +882,11 @@ class _Lowerer:
         return ir.Call(fn, atoms)
 
 
-def fn_folds(prim: Primitive) -> bool:
-    return any(PRIMITIVES[f] is prim for f in BINARY_FOLDS)
-
-
 def _creates_list(e: ir.Expr) -> bool:
     """A fresh list object: a literal, a copy, a concatenation."""
     if isinstance(e, ir.MakeTuple):
         return e.kind == "list"
-    return e.op.name in ("list", "concat", "add")
+    return e.op.name in ("list", "add")  # `a + b` on lists (resolved to concatenation later)
 
 
 def _hashable(x: object) -> bool:

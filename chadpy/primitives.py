@@ -121,28 +121,17 @@ _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 # ---------------------------------------------------------------- lists, tuples, dicts
 
 
-def _list_type(*ts: object) -> object:
-
-    out = CONST
-    for t in ts:
-        out = join(out, lst(item_join(t)) if t is not CONST else CONST)
-    return out
-
-
 def _concat_type(a: object, b: object) -> object:
-
     if isinstance(a, Tup) and isinstance(b, Tup):
         return Tup(a.items + b.items)
-    return _list_type(a, b)
+    return lst(join(item_join(a), item_join(b)))
 
 
 def _append_type(xs: object, v: object) -> object:
-
     return join(xs, lst(v))
 
 
 def _sum_type(xs: object, start: object = None) -> object:
-
     t = join(item_join(xs) if xs is not ARR else ARR, start if start is not None else CONST)
     if t not in (REAL, ARR, CONST):
         raise ChadTypeError(f"sum over elements of type {t} is not supported")
@@ -150,7 +139,6 @@ def _sum_type(xs: object, start: object = None) -> object:
 
 
 def _copy_type(x: object) -> object:
-
     if isinstance(x, Dct) or x is CONST:
         return CONST  # list(d) is d's keys
     if x is ARR:
@@ -467,9 +455,9 @@ PRIMITIVES: dict[object, Primitive] = {
     **NUMPY,
 }
 
-# Functions whose n-ary calls are folded into chains of binary calls, left to right
+# Primitives whose n-ary calls are folded into chains of binary calls, left to right
 # (the order in which builtins.max/min compare, so ties resolve the same way).
-BINARY_FOLDS = {builtins.max, builtins.min}
+BINARY_FOLDS = {PRIMITIVES[builtins.max], PRIMITIVES[builtins.min]}
 
 # Functions a call lowers into a loop (the paper's fold), not a primitive.
 REDUCE = functools.reduce

@@ -157,11 +157,6 @@ def localize_accumulator(run: Def) -> Def:
     if any(isinstance(s, Def) for s in _walk(run.body)):
         return run  # something was not inlined: keep the accumulator
 
-    slot_names: dict[int, set[str]] = {}
-    for s in _walk(run.body):
-        if isinstance(s, (AccPush, AccOne, AccPop)):
-            slot_names.setdefault(s.slot, set()).add(s.ct)
-
     def convert(body: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []
         for s in body:
@@ -172,8 +167,6 @@ def localize_accumulator(run: Def) -> Def:
             elif isinstance(s, AccOne):
                 out.append(Accum(s.ct, s.value, s.real, s.comment))
             elif isinstance(s, AccPop):
-                if s.ct not in slot_names.get(s.slot, {s.ct}):
-                    raise AssertionError("a slot popped under another name")
                 continue  # the local already holds the total
             else:
                 out.append(_nested(s, convert))
