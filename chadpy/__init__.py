@@ -1,18 +1,22 @@
 """chadpy: reverse-mode automatic differentiation of Python by source transformation,
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
-from .api import Reverse, grad, reverse, source, value_and_grad, vjp
+from .api import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
 from .primitives import defvjp
 from .runtime import Zero
+from .stages import STAGES
 
 __all__ = [
+    "STAGES",
     "ChadError",
+    "CostReport",
     "ChadTypeError",
     "Reverse",
     "UnknownFunction",
     "UnsupportedSyntax",
     "Zero",
+    "cost_report",
     "defvjp",
     "grad",
     "reverse",

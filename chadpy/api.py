@@ -1,7 +1,10 @@
-"""The public API: `reverse`, `grad`, `value_and_grad`, `vjp`, `source` (JAX's conventions).
+"""The public API: `reverse`, `grad`, `value_and_grad`, `vjp`, `source` (JAX's conventions),
+and `cost_report`, which measures a derivative against its primal (`chadpy.cost`).
 
-Derivatives are built at their first use and cached per argument signature; a
-cached derivative is rebuilt if a module constant or function it used was rebound.
+Derivatives are built at their first use and cached per argument signature and stage;
+a cached derivative is rebuilt if a module constant or function it used was rebound.
+Every entry point takes `stage=` (`naive`, `sparse`, `monadic`, `efficient`, see
+`stages.py`); the default is `efficient`, the only one `simplify` applies to.
 """
 
 from __future__ import annotations
@@ -10,12 +13,15 @@ import functools
 import inspect
 import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from . import cost
 from .build import Derivative, build, generate_source
 from .errors import ChadError, ChadTypeError, Loc
+from .stages import stage_named
 from .vtypes import ARR, CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
 
 _CACHE_ATTR = "__chad_cache__"
@@ -40,14 +46,16 @@ def _shape(v: Any) -> Any:
     return kind
 
 
-def _derivative(fn: types.FunctionType, values: tuple, argnums: tuple[int, ...], simplify: bool) -> Derivative:
+def _derivative(
+    fn: types.FunctionType, values: tuple, argnums: tuple[int, ...], simplify: bool, stage: str
+) -> Derivative:
     """The cached derivative for these argument types (built on first use)."""
     cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
-    key = (argnums, tuple(map(_shape, values)), simplify)
+    key = (argnums, tuple(map(_shape, values)), simplify, stage)
     d = cache.get(key)
     if d is None or not d.watch.still_valid():
         sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
-        d = cache[key] = build(fn, sig, simplify)
+        d = cache[key] = build(fn, sig, stage_named(stage), simplify)
     fn.__dict__["__chad_last_sig__"] = d.sig
     return d
 
@@ -73,11 +81,11 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool = True):
+def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str):
     """Run the forward pass; return (result, pullback over argnums, result type)."""
     fn = _unwrap(f)
     values = _bind(fn, args, kwargs)
-    d = _derivative(fn, values, argnums, simplify)
+    d = _derivative(fn, values, argnums, simplify, stage)
     sig = d.sig
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
@@ -102,14 +110,18 @@ def _scalar_ct(fn: Callable, value: Any, t: VType, loc: Loc) -> float:
 
 
 def value_and_grad(
-    f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, simplify: bool = True
+    f: Callable,
+    argnums: int | tuple[int, ...] = 0,
+    has_aux: bool = False,
+    simplify: bool = True,
+    stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
 
     @functools.wraps(_unwrap(f))
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
         nums = _argnums(argnums, len(args))
-        result, pullback, t, loc = _vjp(f, args, kwargs, nums, simplify)
+        result, pullback, t, loc = _vjp(f, args, kwargs, nums, simplify, stage)
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
@@ -132,9 +144,15 @@ def _zero_like_aux(aux: Any) -> Any:
     return None
 
 
-def grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False, simplify: bool = True) -> Callable:
+def grad(
+    f: Callable,
+    argnums: int | tuple[int, ...] = 0,
+    has_aux: bool = False,
+    simplify: bool = True,
+    stage: str = "efficient",
+) -> Callable:
     """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
-    vg = value_and_grad(f, argnums, has_aux, simplify)
+    vg = value_and_grad(f, argnums, has_aux, simplify, stage)
 
     @functools.wraps(_unwrap(f))
     def grad_f(*args: Any, **kwargs: Any) -> Any:
@@ -144,9 +162,9 @@ def grad(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
     return grad_f
 
 
-def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True) -> tuple:
+def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
-    result, pullback, _, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify)
+    result, pullback, _, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify, stage)
     if not has_aux:
         return result, pullback
     out, aux = result
@@ -157,11 +175,20 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True
     return out, pullback_out, aux
 
 
-def source(f: Callable, *args: Any, simplify: bool = True, annotate: bool = True, **kwargs: Any) -> str:
+def source(
+    f: Callable,
+    *args: Any,
+    stage: str = "efficient",
+    simplify: bool = True,
+    annotate: bool = True,
+    **kwargs: Any,
+) -> str:
     """The generated derivative of `f`, as Python source.
 
     With example arguments, for their types (all positional ones differentiated);
     otherwise for the types of the last differentiated call, or all-float parameters.
+    `annotate` puts a comment on each part naming the CHAD rule that made it, and the
+    environment's slot layout on each scope.
     """
     fn = _unwrap(f)
     if args or kwargs:
@@ -169,16 +196,48 @@ def source(f: Callable, *args: Any, simplify: bool = True, annotate: bool = True
         sig = tuple(of_value(v, i < len(args)) for i, v in enumerate(values))
     else:
         sig = fn.__dict__.get("__chad_last_sig__") or tuple(REAL for _ in inspect.signature(fn).parameters)
-    text, _, _, _ = generate_source(fn, sig, simplify, annotate)
+    text, _, _, _ = generate_source(fn, sig, stage_named(stage), simplify, annotate)
     return text
+
+
+@dataclass(frozen=True)
+class CostReport:
+    """The cost (`chadpy.cost`) of running f, and of its derivative: the forward pass
+    (primal values and backpropagators) plus the backward pass on a seed cotangent."""
+
+    primal: cost.Cost
+    derivative: cost.Cost
+
+    @property
+    def ratio(self) -> float:
+        return self.derivative.total / self.primal.total
+
+
+def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: bool = True, ct: Any = None) -> CostReport:
+    """Measure f(*args) and its derivative with respect to all positional arguments.
+
+    The derivative is built (and run once) before measuring, so compilation is not
+    counted, nor is converting its result to user-facing values (DESIGN.md section 7).
+    Arrays among the arguments are counted element-wise (`cost.counted`). `ct` is the
+    output cotangent (default 1.0: f must then return a float).
+    """
+    fn = _unwrap(f)
+    values = cost.counted(_bind(fn, args, {}))
+    d = _derivative(fn, values, tuple(range(len(args))), simplify, stage)
+    seed = from_user(1.0 if ct is None else ct, d.result_type) if is_active(d.result_type) else None
+    d.forward(*values)[1](seed)  # warm up: first-call effects (imports, caches) are not the program's cost
+    _, primal = cost.measure(lambda: fn(*values))
+    _, derivative = cost.measure(lambda: d.forward(*values)[1](seed))
+    return CostReport(primal, derivative)
 
 
 class Reverse:
     """A function with derivatives attached: `f(x)`, `f.grad(x)`, `f.vjp(x)`, `f.source`."""
 
-    def __init__(self, fn: types.FunctionType):
+    def __init__(self, fn: types.FunctionType, stage: str = "efficient"):
         functools.update_wrapper(self, fn)
         self.__chad_wrapped__ = fn
+        self.stage = stage_named(stage).name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__chad_wrapped__(*args, **kwargs)
@@ -190,19 +249,24 @@ class Reverse:
 
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple:
         nums: int | tuple[int, ...] = 0 if len(args) == 1 else tuple(range(len(args)))
-        return value_and_grad(self.__chad_wrapped__, nums)(*args, **kwargs)
+        return value_and_grad(self.__chad_wrapped__, nums, stage=self.stage)(*args, **kwargs)
 
     def vjp(self, *args: Any) -> tuple:
-        return vjp(self.__chad_wrapped__, *args)
+        return vjp(self.__chad_wrapped__, *args, stage=self.stage)
 
     @property
     def source(self) -> str:
-        return source(self.__chad_wrapped__)
+        return source(self.__chad_wrapped__, stage=self.stage)
 
     def __repr__(self) -> str:
         return f"<chadpy.reverse {self.__chad_wrapped__.__qualname__}>"
 
 
-def reverse(fn: types.FunctionType) -> Reverse:
-    """Decorator: `f` stays callable as before and gains `grad`, `value_and_grad`, `vjp`, `source`."""
-    return Reverse(fn)
+def reverse(fn: types.FunctionType | None = None, *, stage: str = "efficient") -> Any:
+    """Decorator: `f` stays callable as before and gains `grad`, `value_and_grad`, `vjp`, `source`.
+
+    `@reverse` or `@reverse(stage="naive")`: the stage its derivatives use.
+    """
+    if fn is None:
+        return lambda f: Reverse(f, stage)
+    return Reverse(fn, stage)

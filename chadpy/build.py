@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from .chad import chad_spec
 from .codegen import generate
+from .fig2 import return_environment_vectors
 from .infer import Program, Spec
 from .simplify import simplify as simplify_def
 from .source import Watch
+from .stages import Stage
 from .vtypes import VType
 
 
@@ -41,21 +43,23 @@ class Derivative:
 
 
 def generate_source(
-    fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True, annotate: bool = True
+    fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
 ) -> tuple[str, dict[str, object], Spec, Watch]:
     watch = Watch()
     program = Program(watch)
     entry = program.spec(fn, sig)
     specs = program.infer(entry)
-    defs = [chad_spec(s) for s in specs]
-    if simplify:
+    defs = [chad_spec(s, stage) for s in specs]
+    if not stage.state_passing:
+        defs = [return_environment_vectors(d, stage.environment) for d in defs]
+    if simplify and stage.simplifiable:
         defs = [simplify_def(d) for d in defs]
     source, bindings = generate(defs, annotate)
     return source, bindings, entry, watch
 
 
-def build(fn: types.FunctionType, sig: tuple[VType, ...], simplify: bool = True) -> Derivative:
-    source, bindings, entry, watch = generate_source(fn, sig, simplify)
+def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True) -> Derivative:
+    source, bindings, entry, watch = generate_source(fn, sig, stage, simplify)
     filename = _write_source(entry.name, source)
     namespace = dict(bindings)
     namespace["__name__"] = f"chadpy.generated.{entry.name}"

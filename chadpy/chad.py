@@ -23,11 +23,13 @@ import inspect
 
 from . import ir
 from .arrays import dense, index_ct, unbroadcast
+from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError
 from .infer import Spec
 from .lower import NameSupply
 from .primitives import resolve
 from .runtime import element, slice_ct, tuple_part
+from .stages import Stage
 from .target import (
     AccNew,
     AccOne,
@@ -60,14 +62,16 @@ from .target import (
 from .vtypes import ARR, CONST, REAL, Dct, Lst, Tup, VType, is_active, zero_of
 
 
-def chad_spec(spec: Spec) -> Def:
-    """The CHAD form of one specialised function."""
-    return _Chad(spec).function()
+def chad_spec(spec: Spec, stage: Stage) -> Def:
+    """The CHAD form of one specialised function (Fig. 7; `fig2.py` derives Fig. 2 from it)."""
+    return _Chad(spec, stage).function()
 
 
 class _Chad:
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, stage: Stage):
         self.spec = spec
+        self.stage = stage
+        self.layout: list[str] = []  # the variable in each slot, at the current point
         names = set(spec.types) | set(spec.fn.params)
         self.names = NameSupply(names | {"Zero", "EArr", "add", "tuple_part"})
         self.d = self.names.fresh("d")
@@ -88,9 +92,20 @@ class _Chad:
 
     def open_slot(self, var: str, depth: int) -> int:
         self.slot[var] = depth
+        self.layout[depth:] = [var]
         self.ct[var] = self.names.fresh("d" + var)
         self.max_depth = max(self.max_depth, depth + 1)
         return depth
+
+    def env(self, depth: int) -> tuple[str, ...]:
+        """Γ at a point of depth `depth`: the variable in each slot."""
+        return tuple(self.layout[:depth])
+
+    def zero(self, t: VType) -> Expr:
+        """The zero cotangent of type t (the naive stage builds a tuple's in full, Fig. 4)."""
+        if self.stage.dense_tuples and isinstance(t, Tup):
+            return call(dense_zero, Obj(t, "tuple_type"))
+        return zero_of(t)
 
     def primal(self, atom: ir.Atom) -> Expr:
         if isinstance(atom, ir.Var):
@@ -113,17 +128,23 @@ class _Chad:
         n_active = len(self.slot)
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
+        layout = ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active)))
         run: list[Stmt] = [
-            AccNew(self.acc, max(self.max_depth, n_active), comment="run: one accumulator for this call")
+            AccNew(
+                self.acc,
+                max(self.max_depth, n_active),
+                self.stage.environment,
+                comment=f"run: one accumulator for this call; slots {layout}" if layout else "run",
+            )
         ]
         for p in params:
             if self.active(p):
                 run.append(
-                    AccPush(self.acc, self.slot[p], self.ct[p], zero_of(spec.types[p]), comment=f"parameter {p}")
+                    AccPush(self.acc, self.slot[p], self.ct[p], self.zero(spec.types[p]), comment=f"parameter {p}")
                 )
         if body_bp is not None:
             run.append(self.bp_call(body_bp, Name(self.d)))
-        for p in params:
+        for p in reversed(params):  # newest slot first, as a stack
             if self.active(p):
                 run.append(AccPop(self.acc, self.slot[p], self.ct[p]))
         run.append(Return(TupleX([Name(self.ct[p]) if self.active(p) else Lit(None) for p in params])))
@@ -174,7 +195,7 @@ class _Chad:
             for t in ir.bound_names(let):
                 if bp is not None and self.active(t):
                     body.append(
-                        AccPush(self.acc, self.slot[t], self.ct[t], zero_of(self.spec.types[t]), comment=f"scope {t}")
+                        AccPush(self.acc, self.slot[t], self.ct[t], self.zero(self.spec.types[t]), comment=f"scope {t}")
                     )
         params = [self.d] if len(results) == 1 else [self.names.fresh("d" + _plain(r)) for r in results]
         for r, dr in zip(results, params):
@@ -194,7 +215,15 @@ class _Chad:
                 ct = DictX([Lit(k) for k, t in enumerate(targets) if self.active(t)], [Name(self.ct[t]) for t in live])
             body.append(self.bp_call(bp, ct))
         params = [p for p, r in zip(params, results) if self.active(r)]
-        fwd.append(Def(name, [*params, self.acc], body, comment="D[let ... in ...]: scope each variable, newest first"))
+        scoped_names = [t for let, bp in scoped if bp is not None for t in ir.bound_names(let) if self.active(t)]
+        lets = ", ".join(f"{t}={self.slot[t]}" for t in scoped_names)
+        result = ", ".join(ir.format_atom(r) for r in results)
+        comment = f"D[let ... in {result}]: " + (
+            f"scope {lets}; the result's cotangent in; then each variable's backpropagator, newest first"
+            if lets
+            else "the result's cotangent in"
+        )
+        fwd.append(Def(name, [*params, self.acc], body, comment=comment, env=self.env(depth)))
         return fwd, name
 
     # ------------------------------------------------------------ the rules
@@ -224,7 +253,7 @@ class _Chad:
         if isinstance(e, ir.Loop):
             return self.loop(e, target, depth, bp, loc)
         if isinstance(e, ir.Call):
-            return self.call(e, target, bp, loc)
+            return self.call(e, target, depth, bp, loc)
         primal = Assign(_targets(target), self.primal_expr(e), comment=loc)
         if bp is None:
             return [primal]
@@ -232,7 +261,12 @@ class _Chad:
             rule, body, saves = self.rule(e, target)
         except ChadError as err:
             raise type(err)(err.message, err.loc or let.loc) from None
-        return [primal, *saves, Def(bp, [self.d, self.acc], body or [], comment=rule)]
+        text = f"let {', '.join(_targets(target))} = {ir.format_expr(e, '')}"
+        return [
+            primal,
+            *saves,
+            Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {rule}", env=self.env(depth)),
+        ]
 
     def primal_expr(self, e: ir.Expr) -> Expr:
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
@@ -260,15 +294,15 @@ class _Chad:
         forward statements it needs (values a later `append` would change)."""
         d = Name(self.d)
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
-            return f"D[{ir.format_atom(e)}]", self.var(e, d), []
+            return "a copy: d into the variable's slot", self.var(e, d), []
         if isinstance(e, (ir.MakeTuple, ir.MakeDict)):
             out = []
             keys = [Lit(k) for k in range(len(e.items))] if isinstance(e, ir.MakeTuple) else e.keys
             for k, a in zip(keys, e.items if isinstance(e, ir.MakeTuple) else e.values):
                 if self.active(a):
                     key = k if isinstance(k, Lit) else self.primal(k)
-                    out += self.var(a, call(tuple_part, d, key, zero_of(self.type_of(a))))
-            return "D[<t1, ..., tn>]: each component's part of d (lfst, lsnd)", out, []
+                    out += self.var(a, call(tuple_part, d, key, self.zero(self.type_of(a))))
+            return "each component's part of d (lfst, lsnd)", out, []
         if isinstance(e, ir.GetItem):
             return self.getitem(e)
         if isinstance(e, ir.Prim):
@@ -281,9 +315,9 @@ class _Chad:
         base_t = self.type_of(e.base)
         x, index = self.primal(e.base), self.primal(e.index)
         if base_t is ARR:
-            return "D[x[i]]: an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
+            return "an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
         if isinstance(base_t, Dct):
-            return "D[d[k]]: a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
+            return "a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
         saves: list[Stmt] = []
         if e.slice is not None:
             if isinstance(base_t, Tup) and isinstance(e.slice, slice):
@@ -291,21 +325,24 @@ class _Chad:
             else:
                 positions = Name(self.names.fresh("positions"))
                 saves.append(Assign([positions.id], Item(call(range, call(len, x)), index)))
-            return "D[x[a:b]]: each element's part back in place", self.var(e.base, call(slice_ct, d, positions)), saves
+            return "each element's part back in place", self.var(e.base, call(slice_ct, d, positions)), saves
         if isinstance(base_t, Tup):
             n = len(base_t.items)
             if isinstance(e.index, ir.Var):
                 key: Expr = index % n  # a negative index names the same component
             else:
                 key = Lit(e.index.value % n)
-            return "D[t[k]]: a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([key], [d])), []
+            if self.stage.dense_tuples:
+                one_hot: Expr = call(dense_one_hot, Obj(base_t, "tuple_type"), key, d)
+                return "a dense one-hot tuple <0, .., d, .., 0> (Fig. 4)", self.var(e.base, one_hot), []
+            return "a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([key], [d])), []
         assert isinstance(base_t, Lst)
         if e.natural or isinstance(e.index, ir.Const) and e.index.value >= 0:
             key = index
         else:  # the position now: a later append would change what a negative index means
             key = Name(self.names.fresh("position"))
             saves.append(Assign([key.id], index % call(len, x)))
-        return "D[xs[i]]: a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
+        return "a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
     def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> If:
         """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
@@ -313,7 +350,15 @@ class _Chad:
         for block, label in ((e.then, "then"), (e.orelse, "else")):
             fwd, _ = self.block(block, depth, label, wanted=bp is not None, bp_name=bp)
             if bp is not None and not self.active(block.result):  # a branch with an inactive result
-                fwd.append(Def(bp, [self.d, self.acc], [], comment="this branch's result carries no cotangent"))
+                fwd.append(
+                    Def(
+                        bp,
+                        [self.d, self.acc],
+                        [],
+                        comment="this branch's result carries no cotangent",
+                        env=self.env(depth),
+                    )
+                )
             fwd.append(Assign(_targets(target), self.primal(block.result)))
             branches.append(fwd)
         return If(self.primal(e.cond), branches[0], branches[1], comment=f"D[case]: {loc}" if bp else loc)
@@ -323,7 +368,7 @@ class _Chad:
         d, y = Name(self.d), Name(target if isinstance(target, str) else "")
         args = [self.primal(a) for a in e.args]
         op = resolve(e.op, [self.type_of(a) for a in e.args])
-        rule = f"D[{op.name}]: Dop^t"
+        rule = f"Dop^t of {op.name}, each part into its argument's slot"
         out: list[Stmt] = []
         saves: list[Stmt] = []
         if op.runtime_vjp is not None:  # a user rule: call it, then add each part
@@ -411,14 +456,14 @@ class _Chad:
             part = (
                 Name(self.d)
                 if isinstance(target, str)
-                else call(tuple_part, Name(self.d), k, zero_of(self.spec.types[state[k]]))
+                else call(tuple_part, Name(self.d), k, self.zero(self.spec.types[state[k]]))
             )
             back.append(Assign([carry[k]], part, comment=f"cotangent of the final {state[k]}"))
         replay: list[Stmt] = list(defs)
         for k in live:
             p = state[k]
             replay.append(
-                AccPush(self.acc, self.slot[p], self.ct[p], zero_of(self.spec.types[p]), comment=f"scope {p}")
+                AccPush(self.acc, self.slot[p], self.ct[p], self.zero(self.spec.types[p]), comment=f"scope {p}")
             )
         if body_bp is not None:
             args = [Name(carry[k]) for k, n in enumerate(e.next) if k in carry and self.active(n)]
@@ -431,10 +476,10 @@ class _Chad:
         back.append(Replay(tape, record.names, replay, comment="the iterations, newest first"))
         for k in live:
             back += self.var(e.init[k], Name(carry[k]))
-        fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape"))
+        fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape", env=self.env(depth)))
         return fwd
 
-    def call(self, e: ir.Call, target: str | tuple[str, ...], bp: str | None, loc: str) -> list[Stmt]:
+    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
         """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
         args = [self.primal(a) for a in e.args]
         callee = self.spec.callees.get(id(e))
@@ -454,7 +499,15 @@ class _Chad:
         for a, p in zip(e.args, parts):
             if p != "_":
                 body += self.var(a, Name(p))
-        out.append(Def(bp, [self.d, self.acc], body, comment=f"D[{e.fn.__name__}(...)]: the callee's backpropagator"))
+        out.append(
+            Def(
+                bp,
+                [self.d, self.acc],
+                body,
+                comment=f"D[{ir.format_expr(e, '')}]: the callee's backpropagator gives its arguments' cotangents",
+                env=self.env(depth),
+            )
+        )
         return out
 
 

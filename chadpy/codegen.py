@@ -49,7 +49,7 @@ from .target import (
     TupleX,
     UnaryOp,
     While,
-    bodies,
+    local_names,
 )
 
 _BINOPS = {
@@ -182,7 +182,7 @@ def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
         )
         return gast.Expr(g(CallX(Attr(Name(s.tape), "append"), [record])))
     if isinstance(s, AccNew):
-        return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(runtime.EArr, "EArr"), [Lit(s.depth)])), None)
+        return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(s.cls, s.cls.__name__), [Lit(s.depth)])), None)
     if isinstance(s, AccPush):
         return gast.Expr(g(CallX(Attr(Name(s.acc), "push0"), [Lit(s.slot), s.zero])))
     if isinstance(s, AccOne):
@@ -251,31 +251,6 @@ class _Printer:
             elif note:
                 self.comment(note, indent)
             self.lines.append(text)
-
-
-def local_names(stmts: list[Stmt], out: set[str] | None = None) -> set[str]:
-    """Every name the generated code binds (targets, parameters, functions)."""
-    out = set() if out is None else out
-    for s in stmts:
-        if isinstance(s, Def):
-            out.add(s.name)
-            out.update(s.params)
-            local_names(s.body, out)
-        elif isinstance(s, (For, Replay)):
-            out.update([s.target] if isinstance(s, For) else s.names)
-            local_names(s.body, out)
-        elif bodies(s):
-            for body in bodies(s):
-                local_names(body, out)
-        elif isinstance(s, Assign):
-            out.update(s.targets)
-        elif isinstance(s, (Accum,)):
-            out.add(s.name)
-        elif isinstance(s, (AccPop,)):
-            out.add(s.ct)
-        elif isinstance(s, (AccNew,)):
-            out.add(s.acc)
-    return out
 
 
 def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object]]:

@@ -1,4 +1,4 @@
-"""The run-time half of chadpy: cotangent values and the environment accumulator.
+"""The run-time half of chadpy: cotangent values.
 
 Cotangent representations (DESIGN.md section 4), all with O(1) zero and one-hot:
 
@@ -11,8 +11,8 @@ Cotangents are used affinely: once added somewhere they are never read again,
 so `add` may update its left argument in place. This is what makes the
 amortisation argument of Section 4.3 hold.
 
-`EArr` is the mutable environment array of Section 5 (Fig. 8): one slot per
-variable in scope, slot numbers fixed at compile time (De Bruijn levels).
+The environment accumulators (`EArr` and the paper's slower stages) are in
+`environments.py`.
 """
 
 from __future__ import annotations
@@ -188,23 +188,3 @@ def power_exponent_ct(d: object, y: object, a: object) -> object:
     with np.errstate(divide="ignore", invalid="ignore"):
         safe = np.where(np.greater(a, 0), a, 1.0)
         return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
-
-
-class EArr:
-    """The environment accumulator: a preallocated array with one slot per variable."""
-
-    __slots__ = ("slots",)
-
-    def __init__(self, depth: int):
-        self.slots = [None] * depth
-
-    def push0(self, slot: int, zero: object) -> None:
-        self.slots[slot] = zero
-
-    def one(self, slot: int, d: object) -> None:
-        self.slots[slot] = add(self.slots[slot], d)
-
-    def pop(self, slot: int) -> object:
-        value = self.slots[slot]
-        self.slots[slot] = None
-        return value

@@ -20,6 +20,7 @@ user's operations, in the user's order.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 
 from .target import (
@@ -184,32 +185,31 @@ def _is_zero(e: object) -> bool:
     )
 
 
-def _mentions(s: Stmt, name: str) -> bool:
-    """Whether s (or anything nested in it) reads or assigns `name`."""
-    if name in expr_names([s]):
-        return True
-    return any(isinstance(x, Assign) and name in x.targets for x in _walk([s]))
+def _mentioned(s: Stmt) -> set[str]:
+    """The names s (or anything nested in it) reads or assigns."""
+    return expr_names([s]) | {t for x in _walk([s]) if isinstance(x, Assign) for t in x.targets}
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
-    stmts = [_nested(s, propagate_zeros) for s in stmts]
-    out: list[Stmt] = list(stmts)
-    i = 0
-    while i < len(out):
-        s = out[i]
+    out = [_nested(s, propagate_zeros) for s in stmts]
+    mentions: dict[str, list[int]] = {}  # name -> the statements mentioning it, in order
+    for k, s in enumerate(out):
+        for name in _mentioned(s):
+            mentions.setdefault(name, []).append(k)
+    keep = [True] * len(out)
+    for i, s in enumerate(out):
         if isinstance(s, Assign) and len(s.targets) == 1 and _is_zero(s.value):
             v = s.targets[0]
-            j = next((j for j in range(i + 1, len(out)) if _mentions(out[j], v)), None)
-            if j is None:
-                del out[i]
+            later = mentions[v]
+            k = bisect.bisect_right(later, i)
+            if k == len(later):  # never used again
+                keep[i] = False
                 continue
-            nxt = out[j]
+            nxt = out[later[k]]
             if isinstance(nxt, Accum) and nxt.name == v and v not in expr_names(nxt.value):
-                out[j] = Assign([v], nxt.value, nxt.comment or s.comment)
-                del out[i]
-                continue
-        i += 1
-    return out
+                out[later[k]] = Assign([v], nxt.value, nxt.comment or s.comment)
+                keep[i] = False
+    return [s for s, k in zip(out, keep) if k]
 
 
 # ------------------------------------------------------------------ 5. copies

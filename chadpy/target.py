@@ -195,6 +195,7 @@ class Def(Stmt):
     params: list[str]
     body: list[Stmt]
     comment: str = ""
+    env: tuple[str, ...] | None = None  # a backpropagator's Γ: the variable in each slot
 
 
 @dataclass(eq=False)
@@ -272,10 +273,11 @@ class Do(Stmt):
 # The environment accumulator of Fig. 8: slot numbers are static De Bruijn levels.
 @dataclass(eq=False)
 class AccNew(Stmt):
-    """`acc = EArr(depth)`: the accumulator `run` allocates for one call."""
+    """`acc = EArr(depth)`: the accumulator `run` allocates for one call (its class is the stage's)."""
 
     acc: str
     depth: int
+    cls: type
     comment: str = ""
 
 
@@ -382,4 +384,29 @@ def expr_names(node: object) -> set[str]:
                 stack.extend(body)
     elif isinstance(node, Accum):
         out.add(node.name)
+    return out
+
+
+def local_names(stmts: list[Stmt], out: set[str] | None = None) -> set[str]:
+    """Every name the generated code binds (targets, parameters, functions)."""
+    out = set() if out is None else out
+    for s in stmts:
+        if isinstance(s, Def):
+            out.add(s.name)
+            out.update(s.params)
+            local_names(s.body, out)
+        elif isinstance(s, (For, Replay)):
+            out.update([s.target] if isinstance(s, For) else s.names)
+            local_names(s.body, out)
+        elif bodies(s):
+            for body in bodies(s):
+                local_names(body, out)
+        elif isinstance(s, Assign):
+            out.update(s.targets)
+        elif isinstance(s, (Accum,)):
+            out.add(s.name)
+        elif isinstance(s, (AccPop,)):
+            out.add(s.ct)
+        elif isinstance(s, (AccNew,)):
+            out.add(s.acc)
     return out

@@ -242,38 +242,61 @@ def assert_close(
 # ====================================================================== checkers
 
 
-def assert_grad_matches_fd(f, args, argnums=0, rtol: float = 1e-5, atol: float = 1e-6):
-    """Check chadpy's gradient of `f` at `args` in both code generation modes.
+# Every derivative is checked in each of these modes: the user's default, the unsimplified
+# Fig. 7 code, and the paper's three slower stages (same gradients, other runtimes).
+MODES = [
+    ("efficient", True),
+    ("efficient", False),
+    ("monadic", True),
+    ("sparse", True),
+    ("naive", True),
+]
 
-    - the simplified and unsimplified derivatives give identical gradients;
-    - both match central differences, in the structure of the arguments;
+
+def same_across_modes(results: dict, what: str) -> None:
+    """All modes agree exactly (the same additions in the same order), apart from the Fig. 2
+    stages, which add environment vectors in another order: equal up to rounding there."""
+    reference = results["efficient", True]
+    for mode, r in results.items():
+        if mode[0] in ("naive", "sparse"):
+            assert_close(r, reference, rtol=1e-12, atol=1e-300, where=f"{what}: stage {mode[0]} vs efficient")
+        else:
+            assert_same(r, reference, f"{what}: stage {mode[0]} simplify={mode[1]} vs efficient")
+
+
+def assert_grad_matches_fd(f, args, argnums=0, rtol: float = 1e-5, atol: float = 1e-6):
+    """Check chadpy's gradient of `f` at `args` in every mode of `MODES`.
+
+    - all modes (the four stages, simplified or not) give the same gradients;
+    - they match central differences, in the structure of the arguments;
     - the value returned by `value_and_grad` is `f(*args)` (`assert_same_value`);
     - neither f nor its derivative mutates the arguments.
-    Returns the (simplified) gradient.
+    Returns the (simplified, efficient) gradient.
     """
     args = tuple(args)
     snapshot = copy.deepcopy(args)
     expected_value = f(*args)
     assert_same(args, snapshot, "arguments after calling f")
     grads = {}
-    for simplify in (True, False):
-        value, g = chad.value_and_grad(f, argnums=argnums, simplify=simplify)(*args)
-        assert_same_value(value, expected_value, f"simplify={simplify}: value vs f(*args)")
-        assert_same(args, snapshot, f"simplify={simplify}: arguments after value_and_grad")
-        grads[simplify] = g
-    assert_same(grads[True], grads[False], "simplify=True vs simplify=False")
+    for stage, simplify in MODES:
+        value, g = chad.value_and_grad(f, argnums=argnums, simplify=simplify, stage=stage)(*args)
+        where = f"stage {stage}, simplify={simplify}"
+        assert_same_value(value, expected_value, f"{where}: value vs f(*args)")
+        assert_same(args, snapshot, f"{where}: arguments after value_and_grad")
+        grads[stage, simplify] = g
+    same_across_modes(grads, "gradient")
 
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     expected = tuple(central_diff(f, args, i % len(args)) for i in nums)
     if isinstance(argnums, int):
-        assert_close(grads[True], expected[0], rtol, atol, f"d/d arg {argnums}")
+        assert_close(grads["efficient", True], expected[0], rtol, atol, f"d/d arg {argnums}")
     else:
-        assert isinstance(grads[True], tuple) and len(grads[True]) == len(nums), (
-            f"expected a tuple of {len(nums)} gradients, got {grads[True]!r}"
+        assert isinstance(grads["efficient", True], tuple) and len(grads["efficient", True]) == len(nums), (
+            f"expected a tuple of {len(nums)} gradients, got {grads['efficient', True]!r}"
         )
-        for i, a, e in zip(nums, grads[True], expected):
+        for i, a, e in zip(nums, grads["efficient", True], expected):
             assert_close(a, e, rtol, atol, f"d/d arg {i}")
-    return grads[True]
+    return grads["efficient", True]
 
 
 def assert_vjp_matches_fd(f, args, ct, rtol: float = 1e-5, atol: float = 1e-6):
@@ -289,16 +312,17 @@ def assert_vjp_matches_fd(f, args, ct, rtol: float = 1e-5, atol: float = 1e-6):
     snapshot = copy.deepcopy((args, ct))
     expected_value = f(*args)
     cts = {}
-    for simplify in (True, False):
-        value, pullback = chad.vjp(f, *args, simplify=simplify)
-        assert_same_value(value, expected_value, f"simplify={simplify}: primal output vs f(*args)")
-        cts[simplify] = pullback(ct)
-        assert_same((args, ct), snapshot, f"simplify={simplify}: (arguments, cotangent) after vjp")
-    assert_same(cts[True], cts[False], "simplify=True vs simplify=False")
+    for stage, simplify in MODES:
+        value, pullback = chad.vjp(f, *args, simplify=simplify, stage=stage)
+        where = f"stage {stage}, simplify={simplify}"
+        assert_same_value(value, expected_value, f"{where}: primal output vs f(*args)")
+        cts[stage, simplify] = pullback(ct)
+        assert_same((args, ct), snapshot, f"{where}: (arguments, cotangent) after vjp")
+    same_across_modes(cts, "pullback(ct)")
 
     def projected(*a):
         return inner(f(*a), ct)
 
     expected = tuple(central_diff(projected, args, i) for i in range(len(args)))
-    assert_close(cts[True], expected, rtol, atol, "pullback(ct)")
-    return cts[True]
+    assert_close(cts["efficient", True], expected, rtol, atol, "pullback(ct)")
+    return cts["efficient", True]

@@ -8,7 +8,7 @@ calls of helper functions (defaults, keywords, keyword-only, recursion, tuples).
 value is kept bounded (sin, cos, tanh, atan on top), so central differences are
 accurate. For each program:
 
-- `simplify=True` and `simplify=False` give exactly the same gradient;
+- every stage, simplified or not, gives the same gradient (`fd.MODES`);
 - `value_and_grad` returns exactly the function's value;
 - the gradient matches central differences, except at points where the finite
   difference itself shows a jump (a branch boundary within the step).
@@ -21,7 +21,7 @@ import itertools
 import math
 
 import pytest
-from fd import assert_close, assert_same, central_diff
+from fd import MODES, assert_close, central_diff, same_across_modes
 from hypothesis import Phase, assume, given, note, settings
 from hypothesis import strategies as st
 
@@ -255,11 +255,12 @@ def test_random_program(program_dir, source, x, y):
     assert math.isfinite(value)
 
     grads = {}
-    for simplify in (True, False):
-        v, g = chad.value_and_grad(f, argnums=(0, 1), simplify=simplify)(x, y)
-        assert v == value and type(v) is type(value), f"simplify={simplify}: value {v!r} != {value!r}"
-        grads[simplify] = g
-    assert_same(grads[True], grads[False], "simplify=True vs simplify=False")
+    for stage, simplify in MODES:
+        v, g = chad.value_and_grad(f, argnums=(0, 1), simplify=simplify, stage=stage)(x, y)
+        assert v == value and type(v) is type(value), f"{stage}, simplify={simplify}: value {v!r} != {value!r}"
+        grads[stage, simplify] = g
+    same_across_modes(grads, "gradient")
+    grads[True] = grads["efficient", True]
 
     for i in (0, 1):
         # a branch boundary within the step shows up as one-sided differences that

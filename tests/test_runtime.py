@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import chadpy as chad
 from chadpy import runtime
-from chadpy.runtime import EArr, Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
+from chadpy.environments import EArr
+from chadpy.runtime import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
 from chadpy.vtypes import ARR, CONST, REAL, Dct, Lst, Tup, from_user, is_active, of_value, to_user
 
 # ====================================================================== Zero

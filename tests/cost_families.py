@@ -1,0 +1,183 @@
+"""Program families indexed by a size n, from the paper (sections 4 and 7, Appendix A) and its neighbours.
+
+Each family makes a function and its arguments for a given n; straight-line families
+are written out as Python source (n statements) and imported from a temporary file,
+since chadpy reads a function's source. `measure` runs a family at one size and stage
+and returns the deterministic costs (`chadpy.cost_report`). The cost-bound tests
+(tests/test_cost_bounds.py) and the plot (benchmarks/cost_plot.py) both use these.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+import chadpy as chad
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    what: str  # the program, in words
+    make: Callable[[int], tuple[Callable, tuple]]  # n -> (function, arguments)
+    env_grows: bool  # the environment Γ grows with n: where Fig. 2's dense vectors must fail
+
+
+_folder = tempfile.mkdtemp(prefix="chadpy-families-")
+
+
+def _load(name: str, source: str) -> Callable:
+    """The function `f` defined by `source` (a real file: chadpy reads the source)."""
+    path = os.path.join(_folder, f"{name}.py")
+    with open(path, "w") as out:
+        out.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def _straight_line(name: str, params: str, lines: list[str], result: str, prelude: str = "") -> Callable:
+    body = "\n".join("    " + line for line in lines)
+    return _load(name, f"import math\n\n{prelude}\ndef f({params}):\n{body}\n    return {result}\n")
+
+
+def projections(n: int):
+    """op(fst x, ..., fst x): the first component of an n-tuple, used n times (section 4)."""
+    lines = ["s = x[0]"] + ["s = s + x[0]"] * (n - 1)
+    return _straight_line(f"projections_{n}", "x", lines, "s"), (tuple(0.5 + k / n for k in range(n)),)
+
+
+def one_hot_env(n: int):
+    """n variables in scope (the parameters), each referenced once: one-hot environment vectors."""
+    params = ", ".join(f"x{k}" for k in range(n))
+    lines = ["s = x0"] + [f"s = s + x{k}" for k in range(1, n)]
+    return _straight_line(f"one_hot_env_{n}", params, lines, "s"), tuple(1.0 + k / n for k in range(n))
+
+
+def shared(n: int):
+    """One value shared n ways: its cotangent is the sum of n contributions."""
+    lines = ["y = math.sin(x)", "s = y"] + ["s = s + y"] * (n - 1)
+    return _straight_line(f"shared_{n}", "x", lines, "s"), (0.3,)
+
+
+def share_chain(n: int):
+    """x_i = x_{i-1} + x_{i-1}: exponential without sharing, linear with it."""
+    lines = [f"x{k} = x{k - 1} + x{k - 1}" for k in range(1, n + 1)]
+    return _straight_line(f"share_chain_{n}", "x0", lines, f"x{n}"), (1e-300,)
+
+
+def fibonacci(n: int):
+    """a, b = b, a + b, n times (straight-line code)."""
+    lines = ["a = x", "b = x"] + ["a, b = b, a + b"] * n
+    return _straight_line(f"fibonacci_{n}", "x", lines, "b"), (1e-200,)
+
+
+def let_chain(n: int):
+    """y = sin(y), n times: a long chain of lets."""
+    lines = ["y = x"] + ["y = math.sin(y)"] * n
+    return _straight_line(f"let_chain_{n}", "x", lines, "y"), (0.7,)
+
+
+def nested_calls(n: int):
+    """y = g(y), n times: n calls of another function, each with its own derivative."""
+    prelude = "def g(y):\n    return math.sin(y) * 0.5 + y\n\n"
+    lines = ["y = x"] + ["y = g(y)"] * n
+    return _straight_line(f"nested_calls_{n}", "x", lines, "y", prelude), (0.1,)
+
+
+def _tree(lo: int, hi: int) -> str:
+    """Appendix A's complete binary tree of additions over x_lo..x_{hi-1}, every subtree in a
+    conditional (always taken), so that Fig. 2 returns one environment vector per subtree."""
+    if hi - lo == 1:
+        return f"x{lo}"
+    mid = (lo + hi) // 2
+    return f"(({_tree(lo, mid)}) if c else 0.0) + (({_tree(mid, hi)}) if c else 0.0)"
+
+
+def union_tree(n: int):
+    """Appendix A: a complete binary tree adding n distinct variables (n a power of two)."""
+    params = ", ".join(f"x{k}" for k in range(n))
+    f = _load(f"union_tree_{n}", f"def f({params}, c):\n    return {_tree(0, n)}\n")
+    return f, (*(1.0 + k / n for k in range(n)), True)
+
+
+def _loop(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + math.sin(x * i)
+    return s
+
+
+def loop(n: int):
+    """A loop of n iterations over a scalar state."""
+    return _loop, (0.3, n)
+
+
+def _index_sum(xs):
+    s = 0.0
+    for i in range(len(xs)):
+        s = s + xs[i] * xs[i]
+    return s
+
+
+def indexing_list(n: int):
+    """s += xs[i]**2 over a list: one-hot list cotangents (section 7)."""
+    return _index_sum, ([0.5 + k / n for k in range(n)],)
+
+
+def indexing_array(n: int):
+    """s += a[i]**2 over a NumPy array: index contributions, scattered once (section 7)."""
+    return _index_sum, (np.linspace(0.5, 1.5, n),)
+
+
+FAMILIES = [
+    Family("projections", "op(x[0], ..., x[0]) on an n-tuple x", projections, True),
+    Family("one_hot_env", "x0 + ... + x_{n-1}: n parameters, each used once", one_hot_env, True),
+    Family("shared", "y + ... + y: one value shared n ways", shared, True),
+    Family("share_chain", "x_i = x_{i-1} + x_{i-1}, n times", share_chain, True),
+    Family("fibonacci", "a, b = b, a + b, n times", fibonacci, True),
+    Family("let_chain", "y = sin(y), n times", let_chain, True),
+    Family("nested_calls", "y = g(y), n times", nested_calls, True),
+    Family("union_tree", "Appendix A: a balanced tree adding n variables", union_tree, True),
+    Family("loop", "for i in range(n): s += sin(x*i)", loop, False),
+    Family("indexing_list", "for i in range(n): s += xs[i]**2, a list", indexing_list, False),
+    Family("indexing_array", "for i in range(n): s += a[i]**2, an array", indexing_array, False),
+]
+BY_NAME = {f.name: f for f in FAMILIES}
+
+
+@functools.cache
+def made(family: str, n: int) -> tuple[Callable, tuple]:
+    return BY_NAME[family].make(n)
+
+
+@dataclass(frozen=True)
+class Point:
+    primal: int
+    derivative: int
+
+    @property
+    def ratio(self) -> float:
+        return self.derivative / self.primal
+
+
+def measure(family: str, n: int, stage: str, simplify: bool = True) -> Point:
+    f, args = made(family, n)
+    report = chad.cost_report(f, *args, stage=stage, simplify=simplify)
+    return Point(report.primal.total, report.derivative.total)
+
+
+def slope(ns: list[int], values: list[float]) -> float:
+    """The least-squares growth exponent of values in n (slope in log-log)."""
+    xs = [math.log(n) for n in ns]
+    ys = [math.log(v) for v in values]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
