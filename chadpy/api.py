@@ -219,13 +219,16 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     The derivative is built (and run once) before measuring, so compilation is not
     counted, nor is converting its result to user-facing values (DESIGN.md section 7).
     Arrays among the arguments are counted element-wise (`cost.counted`). `ct` is the
-    output cotangent (default 1.0: f must then return a float).
+    output cotangent (default 1.0: f must then return a float; pass `ct` for other outputs).
     """
     fn = _unwrap(f)
     values = cost.counted(_bind(fn, args, {}))
     d = _derivative(fn, values, tuple(range(len(args))), simplify, stage)
-    seed = from_user(1.0 if ct is None else ct, d.result_type) if is_active(d.result_type) else None
-    d.forward(*values)[1](seed)  # warm up: first-call effects (imports, caches) are not the program's cost
+    result, backpropagator = d.forward(*values)
+    if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
+        ct = _scalar_ct(fn, result, d.result_type, d.entry.fn.loc)
+    seed = from_user(ct, d.result_type) if is_active(d.result_type) else None
+    backpropagator(seed)  # warm up: first-call effects (imports, caches) are not the program's cost
     _, primal = cost.measure(lambda: fn(*values))
     _, derivative = cost.measure(lambda: d.forward(*values)[1](seed))
     return CostReport(primal, derivative)

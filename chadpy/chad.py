@@ -128,14 +128,8 @@ class _Chad:
         n_active = len(self.slot)
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
-        layout = ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active)))
         run: list[Stmt] = [
-            AccNew(
-                self.acc,
-                max(self.max_depth, n_active),
-                self.stage.environment,
-                comment=f"run: one accumulator for this call; slots {layout}" if layout else "run",
-            )
+            AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, "one accumulator per call")
         ]
         for p in params:
             if self.active(p):
@@ -149,9 +143,9 @@ class _Chad:
                 run.append(AccPop(self.acc, self.slot[p], self.ct[p]))
         run.append(Return(TupleX([Name(self.ct[p]) if self.active(p) else Lit(None) for p in params])))
         f_bp = self.names.fresh(spec.fn.name + "_bp")
-        fwd.append(
-            Def(f_bp, [self.d], run, comment=f"the backpropagator of {spec.fn.name}: cotangents of its parameters")
-        )
+        layout = ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active)))
+        comment = f"run: the backpropagator of {spec.fn.name}, cotangents of its parameters (slots {layout})"
+        fwd.append(Def(f_bp, [self.d], run, comment=comment if layout else comment.split(" (")[0]))
         fwd.append(Return(TupleX([self.primal(result), Name(f_bp)])))
         return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
 
@@ -216,12 +210,11 @@ class _Chad:
             body.append(self.bp_call(bp, ct))
         params = [p for p, r in zip(params, results) if self.active(r)]
         scoped_names = [t for let, bp in scoped if bp is not None for t in ir.bound_names(let) if self.active(t)]
-        lets = ", ".join(f"{t}={self.slot[t]}" for t in scoped_names)
         result = ", ".join(ir.format_atom(r) for r in results)
-        comment = f"D[let ... in {result}]: " + (
-            f"scope {lets}; the result's cotangent in; then each variable's backpropagator, newest first"
-            if lets
-            else "the result's cotangent in"
+        comment = f"D[let {', '.join(scoped_names)} in {result}]: " + (
+            f"scopes {', '.join(f'{t}={self.slot[t]}' for t in scoped_names)}; d in, backpropagators newest first"
+            if scoped_names
+            else "d in"
         )
         fwd.append(Def(name, [*params, self.acc], body, comment=comment, env=self.env(depth)))
         return fwd, name

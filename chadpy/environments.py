@@ -131,7 +131,8 @@ class PersistentEnv:
     The map is a persistent binary trie on slot numbers (height log2 of the depth):
     every operation builds a new version along one root-to-leaf path and the object
     just holds the current version, so each costs O(log |Γ|): the log factor that
-    Section 5 removes.
+    Section 5 removes. (The trie is persistent; the cotangents in it are, as everywhere,
+    used once and may be added into in place, so an old version is never read again.)
     """
 
     __slots__ = ("root", "height")
