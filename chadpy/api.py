@@ -270,6 +270,7 @@ def reverse(fn: types.FunctionType | None = None, *, stage: str = "efficient") -
 
     `@reverse` or `@reverse(stage="naive")`: the stage its derivatives use.
     """
+    stage_named(stage)  # an unknown stage fails here, not at the first call
     if fn is None:
         return lambda f: Reverse(f, stage)
     return Reverse(fn, stage)
