@@ -143,9 +143,10 @@ class _Chad:
                 run.append(AccPop(self.acc, self.slot[p], self.ct[p]))
         run.append(Return(TupleX([Name(self.ct[p]) if self.active(p) else Lit(None) for p in params])))
         f_bp = self.names.fresh(spec.fn.name + "_bp")
-        layout = ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active)))
-        comment = f"run: the backpropagator of {spec.fn.name}, cotangents of its parameters (slots {layout})"
-        fwd.append(Def(f_bp, [self.d], run, comment=comment if layout else comment.split(" (")[0]))
+        comment = f"run: the backpropagator of {spec.fn.name}, cotangents of its parameters"
+        if n_active:
+            comment += " (slots " + ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active))) + ")"
+        fwd.append(Def(f_bp, [self.d], run, comment=comment))
         fwd.append(Return(TupleX([self.primal(result), Name(f_bp)])))
         return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
 

@@ -161,11 +161,9 @@ def _calls_with(s: Stmt, acc: str) -> bool:
 
 
 def _has_effects(s: Stmt, acc: str) -> bool:
-    """Whether a compound statement touches the accumulator (outside nested backpropagators)."""
-    for body in bodies(s):
-        for x in body:
-            if isinstance(x, (AccOne, AccPush, AccPop)) or _calls_with(x, acc):
-                return True
-            if not (isinstance(x, Def) and x.env is not None) and bodies(x) and _has_effects(x, acc):
-                return True
-    return False
+    """Whether a statement touches the accumulator (not counting nested backpropagators' own)."""
+    if isinstance(s, (AccOne, AccPush, AccPop)) or _calls_with(s, acc):
+        return True
+    if isinstance(s, Def) and s.env is not None:
+        return False
+    return any(_has_effects(x, acc) for body in bodies(s) for x in body)

@@ -27,21 +27,17 @@ class Stage:
     state_passing: bool  # Fig. 7 (an accumulator threaded through) or Fig. 2 (vectors returned)
     environment: type  # the accumulator class (Fig. 7) or the environment vector class (Fig. 2)
     dense_tuples: bool  # Fig. 4: zeros and one-hots of tuple cotangents built in full
+    simplifiable: bool  # only efficient: the others exist to show their environment operations
     paper: str
-
-    @property
-    def simplifiable(self) -> bool:
-        """Only the efficient stage is simplified: the others exist to show their environment operations."""
-        return self is STAGES["efficient"]
 
 
 STAGES = {
     s.name: s
     for s in (
-        Stage("naive", False, DenseEV, True, "Sections 2 and 4: Fig. 2 with Fig. 4's dense types"),
-        Stage("sparse", False, SparseEV, False, "Section 4.1: sparse products, environment as a map, + as union"),
-        Stage("monadic", True, PersistentEnv, False, "Section 4.2: Fig. 7, state passing over a persistent map"),
-        Stage("efficient", True, EArr, False, "Section 5: Fig. 7 over a mutable array"),
+        Stage("naive", False, DenseEV, True, False, "Sections 2 and 4: Fig. 2 with Fig. 4's dense types"),
+        Stage("sparse", False, SparseEV, False, False, "Section 4.1: sparse products, map environment, + as union"),
+        Stage("monadic", True, PersistentEnv, False, False, "Section 4.2: Fig. 7, state passing over a persistent map"),
+        Stage("efficient", True, EArr, False, True, "Section 5: Fig. 7 over a mutable array"),
     )
 }
 
