@@ -91,8 +91,7 @@ class _Unlift:
         """`def bp(d, acc)` adding into acc -> `def bp(d)` returning its environment vector."""
         vector = _Vector(s.params[-1], len(s.env))
         body = self.effects(s.body, vector)
-        if not vector.started:
-            body.append(self.assign(self.op("zero", Lit(vector.size)), "nothing flows: the zero vector"))
+        body += self.start(vector, "nothing flows: the zero vector")
         body.append(Return(Name(self.ev)))
         return Def(s.name, s.params[:-1], body, s.comment, s.env)
 
@@ -104,6 +103,13 @@ class _Unlift:
 
     def assign(self, value: Expr, comment: str = "") -> Assign:
         return Assign([self.ev], value, comment)
+
+    def start(self, vector: _Vector, comment: str = "") -> list[Stmt]:
+        """The zero vector, where the vector must exist before any contribution made it."""
+        if vector.started:
+            return []
+        vector.started = True
+        return [self.assign(self.op("zero", Lit(vector.size)), comment)]
 
     def add(self, contribution: Expr, vector: _Vector, comment: str) -> Stmt:
         """The first contribution starts the vector; later ones are added with `+`."""
@@ -124,9 +130,7 @@ class _Unlift:
                 one = self.op("one", Lit(vector.size), Lit(s.slot), s.value)
                 out.append(self.add(one, vector, s.comment))
             elif isinstance(s, AccPop):
-                if not vector.started:
-                    out.append(self.assign(self.op("zero", Lit(vector.size))))
-                    vector.started = True
+                out += self.start(vector)
                 split = self.op("split", Name(self.ev), Lit(s.slot), vector.zeros.pop(s.slot))
                 out.append(Assign([self.ev, s.ct], split, s.comment))
                 vector.size -= 1
@@ -136,9 +140,7 @@ class _Unlift:
             elif isinstance(s, Def) and s.env is not None:
                 out.append(self.backpropagator(s))
             elif bodies(s) and _has_effects(s, vector.acc):
-                if not vector.started:  # a loop or branch adds into a vector that must exist first
-                    out.append(self.assign(self.op("zero", Lit(vector.size))))
-                    vector.started = True
+                out += self.start(vector)  # a loop or branch adds into a vector that must exist first
                 size = vector.size
                 out.append(with_bodies(s, [self.effects(b, vector) for b in bodies(s)]))
                 assert vector.size == size, "scopes opened inside a loop or branch close there"
