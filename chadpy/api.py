@@ -43,6 +43,8 @@ def _shape(v: Any) -> Any:
         return kind, tuple((k, _shape(x)) for k, x in v.items())
     if kind is np.ndarray:
         return kind, v.dtype.kind
+    if callable(v) and kind is not type:
+        return v  # a function argument: its code (and the constants it reads) is part of the derivative
     return kind
 
 
@@ -92,7 +94,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simpl
 
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(float(cts[i]) if sig[i] is REAL else to_user(cts[i], sig[i], values[i]) for i in argnums)
+        return tuple(to_user(cts[i], sig[i], values[i]) for i in argnums)
 
     return result, pullback, result_type, d.entry.fn.loc
 

@@ -11,7 +11,11 @@ The rules below are one method per construct, in the order of Fig. 7:
 variable, let, tuple (unit/pair), projection, case, literal, discrete
 operation (sign), primitive operation; then loops (the fold of Section 7: the
 forward pass records each iteration's primal values on a tape, the reverse pass
-replays the tape newest first, iteratively) and function calls (compositional CHAD).
+replays the tape newest first, iteratively) and function calls (compositional CHAD),
+and function values after closure conversion (Appendix C): making one is making the
+tuple of its captured values; calling one calls its closed code on that tuple, and
+the code's backpropagator returns the tuple's cotangent with the arguments'. A
+function value's own cotangent is that of its captured values: the code has none.
 
 A function `f` becomes `f_chad(params) -> (result, f_bp)`, where `f_bp(d)`
 runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
@@ -25,10 +29,10 @@ from . import ir
 from .arrays import dense, index_ct, unbroadcast
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError
-from .infer import Spec
+from .infer import Spec, default_positions
 from .lower import NameSupply
 from .primitives import resolve
-from .runtime import element, slice_ct, tuple_part
+from .runtime import Closure, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import (
     AccNew,
@@ -36,6 +40,7 @@ from .target import (
     AccPop,
     AccPush,
     Assign,
+    Attr,
     Break,
     CallX,
     Def,
@@ -59,7 +64,7 @@ from .target import (
     call,
     expr_names,
 )
-from .vtypes import ARR, CONST, REAL, Dct, Lst, Tup, VType, is_active, zero_of
+from .vtypes import ARR, CONST, REAL, Dct, Fn, Lst, Tup, VType, holds_function, is_active, zero_of
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
@@ -248,6 +253,8 @@ class _Chad:
             return self.loop(e, target, depth, bp, loc)
         if isinstance(e, ir.Call):
             return self.call(e, target, depth, bp, loc)
+        if isinstance(e, ir.Apply):
+            return self.apply(e, target, depth, bp, loc)
         primal = Assign(_targets(target), self.primal_expr(e), comment=loc)
         if bp is None:
             return [primal]
@@ -270,8 +277,12 @@ class _Chad:
             return ListX(items) if e.kind == "list" else TupleX(items)
         if isinstance(e, ir.MakeDict):
             return DictX([self.primal(k) for k in e.keys], [self.primal(v) for v in e.values])
+        if isinstance(e, ir.MakeClosure):
+            return call(Closure, ir.code_name(e.code), TupleX([self.primal(a) for a in e.captured]))
         if isinstance(e, ir.GetItem):
             base, index = self.primal(e.base), self.primal(e.index)
+            if isinstance(self.type_of(e.base), Fn):  # a default argument kept in a function value
+                return Item(Attr(base, "env"), index)
             if e.of_loop:  # a loop over a dict yields its keys
                 base_t = self.type_of(e.base)
                 if isinstance(base_t, Dct):
@@ -289,13 +300,16 @@ class _Chad:
         d = Name(self.d)
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return "a copy: d into the variable's slot", self.var(e, d), []
-        if isinstance(e, (ir.MakeTuple, ir.MakeDict)):
+        if isinstance(e, (ir.MakeTuple, ir.MakeDict, ir.MakeClosure)):
+            items = e.values if isinstance(e, ir.MakeDict) else e.captured if isinstance(e, ir.MakeClosure) else e.items
+            keys = e.keys if isinstance(e, ir.MakeDict) else [Lit(k) for k in range(len(items))]
             out = []
-            keys = [Lit(k) for k in range(len(e.items))] if isinstance(e, ir.MakeTuple) else e.keys
-            for k, a in zip(keys, e.items if isinstance(e, ir.MakeTuple) else e.values):
+            for k, a in zip(keys, items):
                 if self.active(a):
                     key = k if isinstance(k, Lit) else self.primal(k)
                     out += self.var(a, call(tuple_part, d, key, self.zero(self.type_of(a))))
+            if isinstance(e, ir.MakeClosure):
+                return "a function value is its captured values: each one's part of d (pack)", out, []
             return "each component's part of d (lfst, lsnd)", out, []
         if isinstance(e, ir.GetItem):
             return self.getitem(e)
@@ -310,6 +324,8 @@ class _Chad:
         x, index = self.primal(e.base), self.primal(e.index)
         if base_t is ARR:
             return "an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
+        if isinstance(base_t, Fn):
+            return "a one-hot cotangent of the function's captured values", self.var(e.base, DictX([index], [d])), []
         if isinstance(base_t, Dct):
             return "a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
         saves: list[Stmt] = []
@@ -477,31 +493,65 @@ class _Chad:
         """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
         args = [self.primal(a) for a in e.args]
         callee = self.spec.callees.get(id(e))
-        if callee is None or bp is None:  # no derivative flows: run the original function
+        types = [self.type_of(a) for a in e.args] + ([callee.result] if callee else [])
+        if callee is None or bp is None and not any(holds_function(t) for t in types):
+            # no derivative flows and no function value passes: run the original function
             fn = e.fn
             params = list(inspect.signature(fn).parameters.values())
             positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
             keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
             return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords), comment=loc)]
-        pullback = self.names.fresh("_".join(_targets(target)) + "_pullback")
+        rule = "the callee's backpropagator gives its arguments' cotangents"
+        return self.invoke(callee, e.args, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+
+    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+        """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
+        the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
+        callee = self.spec.callees[id(e)]
+        lifted = isinstance(callee.fn.captured, tuple)
+        atoms: list[ir.Atom | tuple[ir.Atom, int]] = ([e.fn] if lifted else []) + e.args
+        env = Attr(self.primal(e.fn), "env")
+        args = ([env] if lifted else []) + [self.primal(a) for a in e.args]
+        if lifted:  # parameters left out take their defaults from the function value
+            for k in default_positions(callee.fn, len(e.args)):
+                atoms.append((e.fn, k))
+                args.append(Item(env, Lit(k)))
+        rule = (
+            f"the code of {ir.format_atom(e.fn)} on its captured values; its backpropagator gives their "
+            "cotangent (into its slot) and the arguments'"
+            if lifted
+            else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
+        )
+        return self.invoke(callee, atoms, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+
+    def invoke(
+        self,
+        callee: Spec,
+        atoms: list,
+        args: list[Expr],
+        target: str | tuple[str, ...],
+        depth: int,
+        bp: str | None,
+        loc: str,
+        comment: str,
+    ) -> list[Stmt]:
+        """Call a specialisation's CHAD form; its pullback's cotangents go to `atoms`' slots
+        (an (f, k) pair: into component k of function value f's, where a default came from)."""
+        pullback = self.names.fresh("_".join(_targets(target)) + "_pullback") if bp is not None else "_"
         result = self.names.fresh("result") if isinstance(target, tuple) else target
         out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args), comment=loc)]
         if isinstance(target, tuple):
             out.append(Assign(list(target), Name(result)))
+        if bp is None:
+            return out
         parts = [self.names.fresh("ct") if is_active(t) else "_" for t in callee.sig]
         body: list[Stmt] = [_unpack(parts, CallX(Name(pullback), [Name(self.d)]))]
-        for a, p in zip(e.args, parts):
-            if p != "_":
+        for a, p in zip(atoms, parts):
+            if p != "_" and isinstance(a, tuple):
+                body += self.var(a[0], DictX([Lit(a[1])], [Name(p)]))
+            elif p != "_":
                 body += self.var(a, Name(p))
-        out.append(
-            Def(
-                bp,
-                [self.d, self.acc],
-                body,
-                comment=f"D[{ir.format_expr(e, '')}]: the callee's backpropagator gives its arguments' cotangents",
-                env=self.env(depth),
-            )
-        )
+        out.append(Def(bp, [self.d, self.acc], body, comment=comment, env=self.env(depth)))
         return out
 
 

@@ -76,14 +76,15 @@ _ALLOWED = (
 # What to call a rejected construct, and a hint where there is one.
 _REJECTED = {
     gast.Global: "`global` declarations are not supported: a differentiated function must not rebind module state",
-    gast.Nonlocal: "`nonlocal` declarations are not supported",
+    gast.Nonlocal: (
+        "`nonlocal` declarations are not supported: a nested function may read the enclosing function's "
+        "variables, not rebind them; return the new value instead"
+    ),
     gast.Try: "`try` statements are not supported",
     gast.With: "`with` statements are not supported",
     gast.AsyncWith: "`async with` is not supported",
     gast.AsyncFor: "`async for` is not supported",
     gast.AsyncFunctionDef: "`async def` is not supported",
-    gast.FunctionDef: "nested `def` is not supported yet",
-    gast.Lambda: "`lambda` is not supported yet",
     gast.ClassDef: "`class` definitions are not supported",
     gast.Delete: "`del` is not supported",
     gast.Raise: "`raise` is not supported",
@@ -104,14 +105,22 @@ _REJECTED = {
 
 def fence(parsed: ParsedFunction) -> None:
     """Raise `UnsupportedSyntax` at the first construct chadpy does not differentiate."""
-    fn = parsed.tree
+    _check_function(parsed.tree, parsed, nested=False)
+
+
+def _check_function(fn: gast.FunctionDef | gast.Lambda, parsed: ParsedFunction, nested: bool) -> None:
+    """A function's parameters, defaults and body (a nested `def` or `lambda` too)."""
     args = fn.args
     if args.vararg is not None or args.kwarg is not None:
         raise UnsupportedSyntax("star-parameters (`*args`, `**kwargs`) are not supported", parsed.loc(fn))
+    if nested and args.kwonlyargs:
+        raise UnsupportedSyntax("keyword-only parameters of a nested function are not supported", parsed.loc(fn))
+    if isinstance(fn, gast.FunctionDef) and nested and fn.decorator_list:
+        raise UnsupportedSyntax("decorators on a nested function are not supported", parsed.loc(fn))
     for default in list(args.defaults) + [d for d in args.kw_defaults if d is not None]:
-        _check(default, parsed)
-    for stmt in fn.body:
-        _check(stmt, parsed)
+        _check(default, parsed, fn)
+    for stmt in fn.body if isinstance(fn, gast.FunctionDef) else [fn.body]:
+        _check(stmt, parsed, fn)
 
 
 def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = None) -> None:
@@ -119,6 +128,9 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
     kind = type(node)
     if kind in _REJECTED:
         raise UnsupportedSyntax(_REJECTED[kind], parsed.loc(where))
+    if isinstance(node, (gast.FunctionDef, gast.Lambda)):  # closure-converted by `lower`
+        _check_function(node, parsed, nested=True)
+        return
     if not isinstance(node, _ALLOWED):
         name = kind.__name__
         raise UnsupportedSyntax(f"`{name}` is not supported", parsed.loc(where))

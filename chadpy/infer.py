@@ -3,7 +3,12 @@
 A `Program` holds every specialisation (function x argument types) reachable from
 the function being differentiated. Inference runs to a fixpoint, so recursive and
 mutually recursive functions get their result types; calls whose arguments are
-all inactive run the original function and need no derivative at all.
+all inactive run the original function and need no derivative at all (unless a
+function value goes in or comes out: its code must be chadpy's).
+
+A function value's type names its code (`Fn`), so a call of it (`Apply`) is a
+static call of that code's specialisation, with the captured values' tuple as its
+first argument (closure conversion, Appendix C).
 """
 
 from __future__ import annotations
@@ -13,12 +18,31 @@ from dataclasses import dataclass, field
 
 from . import ir
 from .errors import ChadError, ChadTypeError
-from .lower import lower_function
-from .primitives import resolve
+from .lower import lower_function, lower_primitive
+from .primitives import PRIMITIVES, resolve
 from .source import Watch
-from .vtypes import ARR, BOTTOM, CONST, REAL, Dct, Lst, Tup, VType, dct, is_active, item_join, join, join_all, lst, tup
+from .vtypes import (
+    ARR,
+    BOTTOM,
+    CONST,
+    REAL,
+    Dct,
+    Fn,
+    Lst,
+    Tup,
+    VType,
+    dct,
+    holds_function,
+    is_active,
+    item_join,
+    join,
+    join_all,
+    lst,
+    tup,
+)
 
 _MAX_ROUNDS = 50
+_MAX_SPECS = 2000
 
 
 @dataclass(eq=False)
@@ -30,7 +54,7 @@ class Spec:
     name: str  # the name of its CHAD form in the generated code
     types: dict[str, VType] = field(default_factory=dict)
     result: VType = BOTTOM
-    callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call) -> callee specialisation
+    callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call or ir.Apply) -> callee specialisation
 
     def type_of(self, atom: ir.Atom) -> VType:
         return self.types[atom.name] if isinstance(atom, ir.Var) else CONST
@@ -44,15 +68,28 @@ class Program:
 
     def __init__(self, watch: Watch):
         self.watch = watch
-        self.lowered: dict[pytypes.FunctionType, ir.Function] = {}
+        self.lowered: dict[object, ir.Function] = {}
         self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
 
-    def spec(self, pyfunc: pytypes.FunctionType, sig: tuple[VType, ...]) -> Spec:
-        key = (pyfunc, sig)
+    def function(self, code: object, arity: int) -> ir.Function:
+        """The IR of a function's code: lifted already, a primitive as a function, or lowered now."""
+        if isinstance(code, ir.Function):
+            return code
+        if not isinstance(code, pytypes.FunctionType) or code in PRIMITIVES:
+            key = (code, arity)
+            if key not in self.lowered:
+                self.lowered[key] = lower_primitive(code, arity)
+            return self.lowered[key]
+        if code not in self.lowered:
+            self.lowered[code] = lower_function(code, self.watch)
+        return self.lowered[code]
+
+    def spec(self, code: object, sig: tuple[VType, ...]) -> Spec:
+        key = (code, sig)
         if key not in self.specs:
-            if pyfunc not in self.lowered:
-                self.lowered[pyfunc] = lower_function(pyfunc, self.watch)
-            fn = self.lowered[pyfunc]
+            fn = self.function(code, len(sig))
+            if len(fn.params) != len(sig):
+                raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
             taken = {s.name for s in self.specs.values()}
             name, k = f"{fn.name}_chad", 0
             while name in taken:
@@ -62,24 +99,33 @@ class Program:
         return self.specs[key]
 
     def infer(self, entry: Spec) -> list[Spec]:
-        """Infer types to a fixpoint; return the specialisations reachable from `entry`."""
-        for _ in range(_MAX_ROUNDS):
+        """Infer types to a fixpoint; return the specialisations reachable from `entry`.
+
+        Each round visits callees (found later) before callers, so results flow up a
+        call chain in one round; a chain of n calls is found in n rounds."""
+        rounds = 0
+        while True:
+            rounds += 1
+            if rounds > _MAX_ROUNDS + 2 * len(self.specs) or len(self.specs) > _MAX_SPECS:
+                raise ChadError(
+                    f"the result type of `{entry.fn.name}` does not settle (a recursion that grows tuples?)"
+                )
             count = len(self.specs)
             changed = False
-            for spec in list(self.specs.values()):
+            for spec in reversed(list(self.specs.values())):
                 before = spec.result
                 _Infer(self, spec).run()
                 changed |= spec.result != before
             if not changed and len(self.specs) == count:
                 break
-        else:
-            raise ChadError(f"the result type of `{entry.fn.name}` does not settle (a recursion that grows tuples?)")
         reachable, todo = [], [entry]
         while todo:
             s = todo.pop()
             if s not in reachable:
                 reachable.append(s)
                 todo.extend(s.callees.values())
+        for s in reachable:  # now report what an early round's unknown (BOTTOM) types excused
+            _Infer(self, s, strict=True).run()
         for s in reachable:  # BOTTOM left over only on paths that never return
             s.types = {k: (CONST if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = CONST if s.result is BOTTOM else s.result
@@ -87,9 +133,10 @@ class Program:
 
 
 class _Infer:
-    def __init__(self, program: Program, spec: Spec):
+    def __init__(self, program: Program, spec: Spec, strict: bool = False):
         self.program = program
         self.spec = spec
+        self.strict = strict  # types are final: a call of a non-function is an error now
 
     def run(self) -> None:
         spec = self.spec
@@ -135,14 +182,23 @@ class _Infer:
         if isinstance(e, ir.Prim):
             return self.prim(e)
         if isinstance(e, ir.Call):
+            return self.call(e, e.fn, tuple(self.atom(a) for a in e.args))
+        if isinstance(e, ir.MakeClosure):
+            return Fn(e.code, tuple(self.atom(a) for a in e.captured))
+        if isinstance(e, ir.Apply):
+            fn = self.atom(e.fn)
+            if fn is BOTTOM or not isinstance(fn, Fn) and not self.strict:
+                return BOTTOM  # perhaps not known yet (a list still being built)
+            if not isinstance(fn, Fn):
+                raise ChadTypeError(
+                    f"`{ir.format_atom(e.fn)}` is called, but it is not a function value chadpy made or can read "
+                    f"(its type is {fn!r})"
+                )
             args = tuple(self.atom(a) for a in e.args)
-            if BOTTOM in args:
-                return BOTTOM
-            if not any(is_active(t) for t in args):
-                return CONST  # runs the original function: nothing to differentiate
-            callee = self.program.spec(e.fn, args)
-            self.spec.callees[id(e)] = callee
-            return callee.result
+            if not isinstance(fn.code, ir.Function):
+                return self.call(e, fn.code, args, always=True)
+            defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
+            return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
         if isinstance(e, ir.MakeTuple):
             items = [self.atom(a) for a in e.items]
             return lst(join_all(items)) if e.kind == "list" else tup(items)
@@ -158,6 +214,30 @@ class _Infer:
             return self.loop(e)
         raise AssertionError(e)
 
+    def call(self, e: ir.Call | ir.Apply, code: object, args: tuple[VType, ...], always: bool = False) -> VType:
+        """The result type of a call; registers the callee's specialisation where one is run.
+
+        Calls with inactive arguments run the original function (no derivative flows),
+        unless a function value goes in or comes out (`always` for a function value's call)."""
+        if BOTTOM in args:
+            return BOTTOM
+        if not always and not any(is_active(t) or holds_function(t) for t in args):
+            try:
+                callee = self.program.spec(code, args)
+            except ChadError:
+                return CONST  # code chadpy cannot read, run as it is: fine while nothing flows through it
+            if not holds_function(callee.result) and callee.result is not BOTTOM:
+                return CONST
+        else:
+            callee = self.program.spec(code, args)
+        self.spec.callees[id(e)] = callee
+        if _transient(callee.result):
+            raise ChadTypeError(
+                f"`{callee.fn.name}` returns a function that captured a variable which changes later "
+                "(a loop variable?): Python would use the new value when it runs; bind it as a default parameter"
+            )
+        return callee.result
+
     def prim(self, e: ir.Prim) -> VType:
         args = [self.atom(a) for a in e.args]
         op = resolve(e.op, args)
@@ -167,6 +247,8 @@ class _Infer:
             return BOTTOM
         if op.type_rule is not None:
             return op.type_rule(*args)
+        if any(isinstance(t, Fn) for t in args):
+            raise ChadTypeError(f"`{op.name}` of a function value is not supported")
         if any(isinstance(t, (Tup, Lst, Dct)) for t in args):
             raise ChadTypeError(f"`{op.name}` on a tuple, list or dict that carries derivatives is not supported")
         if not any(is_active(t) for t in args):
@@ -177,6 +259,8 @@ class _Infer:
 
     def getitem(self, e: ir.GetItem) -> VType:
         base = self.atom(e.base)
+        if isinstance(base, Fn):  # a default argument, kept in the function value
+            return base.env[e.index.value]
         if base is REAL:
             raise ChadTypeError("cannot index a float")
         if base is ARR:
@@ -219,4 +303,34 @@ class _Infer:
             types = new
         else:
             raise ChadTypeError("the types of this loop's variables do not settle (a tuple that grows?)")
+        for name, t in zip(e.state, types):
+            if _transient(t):
+                raise ChadTypeError(
+                    f"`{name}` carries a function made in this loop into its next iteration, but the function "
+                    "captured a variable the loop changes: Python would use the new value; bind it as a default "
+                    "parameter (`lambda y, k=k: ...`)"
+                )
         return types[0] if len(types) == 1 else tup(types)
+
+
+def default_positions(code: ir.Function, given: int) -> list[int]:
+    """Where the function value of lifted `code` keeps the defaults of the parameters a call
+    with `given` arguments leaves out."""
+    own = code.params[1:]
+    missing = own[given:]
+    if len(own) < given or any(p not in code.defaults for p in missing):
+        raise ChadTypeError(f"`{code.name}` takes {len(own)} arguments (some with defaults), given {given}")
+    return [len(code.captured) + code.defaults.index(p) for p in missing]
+
+
+def _transient(t: VType) -> bool:
+    """Whether t holds a function value that must not outlive the variables it captured."""
+    if isinstance(t, Fn):
+        return getattr(t.code, "transient", False) or any(_transient(x) for x in t.env)
+    if isinstance(t, Tup):
+        return any(_transient(x) for x in t.items)
+    if isinstance(t, Lst):
+        return _transient(t.item)
+    if isinstance(t, Dct):
+        return any(_transient(x) for _, x in t.fields) if t.fields is not None else _transient(t.item)
+    return False

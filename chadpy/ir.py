@@ -9,6 +9,12 @@ Python maps onto it as follows: assignments are lets, tuples are n-ary products,
 `t[k]` is a projection, `if`/conditional expressions/`and`/`or` are `Case`s on a
 discrete condition whose branches end in the tuple of live-out variables, calls of
 `math` functions and operators are `Prim`s, and calls of user functions are `Call`s.
+
+Functions as values are closure-converted here (Section 9, Appendix C): a `lambda`
+or nested `def` becomes `MakeClosure(code, captured)`, a pair of a closed
+`Function` (whose first parameter is the tuple of captured values) and the values
+it captures; calling a function value is `Apply`. So no function of the IR reads
+a variable of another, and CHAD never needs a cotangent for a function itself.
 """
 
 from __future__ import annotations
@@ -55,6 +61,26 @@ class Call:
     """A call of another user function, differentiated through its own CHAD form."""
 
     fn: object  # the Python function
+    args: list[Atom]
+
+
+@dataclass
+class MakeClosure:
+    """A function value: closed `code` and the values it captures (its environment).
+
+    `code` is a lifted `Function` whose first parameter is the environment tuple, or a
+    module-level Python function (then `captured` is empty and the code takes no
+    environment)."""
+
+    code: object  # Function | types.FunctionType
+    captured: list[Atom]
+
+
+@dataclass
+class Apply:
+    """A call of a function value (`MakeClosure`): its code on its environment and `args`."""
+
+    fn: Atom
     args: list[Atom]
 
 
@@ -122,7 +148,7 @@ class Loop:
     stop: Atom | None = None
 
 
-Expr = Atom | Prim | Call | MakeTuple | MakeDict | GetItem | Case | Loop
+Expr = Atom | Prim | Call | MakeClosure | Apply | MakeTuple | MakeDict | GetItem | Case | Loop
 
 
 @dataclass
@@ -140,13 +166,16 @@ class Block:
     result: Atom
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: a function value's type names its code
 class Function:
     name: str
     params: list[str]
     body: Block
     loc: Loc
-    pyfunc: object
+    pyfunc: object  # the Python function; None for a lifted lambda or nested def
+    captured: tuple[str, ...] | None = None  # lifted code: the variables its environment holds
+    defaults: tuple[str, ...] = ()  # lifted code: parameters whose defaults follow them in the environment
+    transient: bool = False  # it captures a variable assigned again later: it must not outlive it
 
 
 def bound_names(let: Let) -> tuple[str, ...]:
@@ -168,6 +197,10 @@ def format_expr(e: Expr, indent: str) -> str:
         return f"{e.op.name}({', '.join(map(format_atom, e.args))})"
     if isinstance(e, Call):
         return f"call {e.fn.__name__}({', '.join(map(format_atom, e.args))})"
+    if isinstance(e, MakeClosure):
+        return f"closure {code_name(e.code)}<{', '.join(map(format_atom, e.captured))}>"
+    if isinstance(e, Apply):
+        return f"{format_atom(e.fn)}({', '.join(map(format_atom, e.args))})"
     if isinstance(e, MakeTuple):
         brackets = "[]" if e.kind == "list" else "<>"
         return brackets[0] + ", ".join(map(format_atom, e.items)) + brackets[1]
@@ -191,6 +224,11 @@ def format_expr(e: Expr, indent: str) -> str:
         f"case {format_atom(e.cond)} of\n{inner}True ->\n{format_block(e.then, inner + '    ')}\n"
         f"{inner}False ->\n{format_block(e.orelse, inner + '    ')}"
     )
+
+
+def code_name(code: object) -> str:
+    """The name of a function value's code (a lifted `Function` or a Python function)."""
+    return code.name if isinstance(code, Function) else code.__name__
 
 
 def format_block(b: Block, indent: str = "") -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import keyword
 import types
 from dataclasses import dataclass
 
@@ -34,9 +35,11 @@ import gast
 import numpy as np
 
 from . import ir
-from .errors import ChadError, UnknownFunction, UnsupportedSyntax
+from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .fence import fence
 from .primitives import (
+    ARGBEST,
+    ARGSORT,
     ATTRIBUTES,
     BINARY_FOLDS,
     DICT_KEYS,
@@ -86,6 +89,18 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     return _Lowerer(parsed, watch).function()
 
 
+def lower_primitive(fn: object, arity: int) -> ir.Function:
+    """A primitive used as a function value (`integrate(math.sin, 0.0, x)`): `def sin(x0): return sin(x0)`."""
+    prim = PRIMITIVES[fn]
+    least, most = prim.nargs
+    loc = Loc("<chadpy primitive>", 0, prim.name, "")
+    if arity < least or most is not None and arity > most:
+        raise ChadError(f"`{prim.name}` as a function value called with {arity} arguments", loc)
+    params = [f"x{k}" for k in range(arity)]
+    body = ir.Block([ir.Let("y", ir.Prim(prim, [ir.Var(p) for p in params]), loc)], ir.Var("y"))
+    return ir.Function(prim.name.split(".")[-1], params, body, loc, fn)
+
+
 class NameSupply:
     """Fresh names, never equal to a name the user's code mentions."""
 
@@ -93,6 +108,7 @@ class NameSupply:
         self.taken = set(taken)
 
     def fresh(self, hint: str) -> str:
+        hint = hint + "_" if keyword.iskeyword(hint) else hint  # `lambda`
         name, k = hint, 0
         while name in self.taken:
             k += 1
@@ -113,19 +129,34 @@ def _appended(node: gast.AST) -> str | None:
     return None
 
 
+def _scope_walk(nodes: list[gast.AST]):
+    """The nodes of one function's scope: a nested `def` or `lambda` is yielded, with
+    its defaults (evaluated here), but not its body (its own scope)."""
+    todo = list(reversed(nodes))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            todo.extend(reversed(node.args.defaults))
+        else:
+            todo.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
 def _assigned(stmts: list[gast.stmt]) -> set[str]:
-    """Names a statement list assigns (an `append` updates its list too)."""
+    """Names a statement list assigns (an `append` updates its list, a `def` binds its name)."""
     out = set()
-    for s in stmts:
-        for node in gast.walk(s):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-                out.add(node.id)
-            elif appended := _appended(node):
-                out.add(appended)
+    for node in _scope_walk(stmts):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            out.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            out.add(node.name)
+        elif appended := _appended(node):
+            out.add(appended)
     return out
 
 
 def _read(stmts: list[gast.stmt]) -> set[str]:
+    """Names read (by nested functions too: they capture them where they are made)."""
     out = set()
     for s in stmts:
         for node in gast.walk(s):
@@ -137,7 +168,64 @@ def _read(stmts: list[gast.stmt]) -> set[str]:
 
 
 def _returns(stmts: list[gast.stmt]) -> bool:
-    return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
+    return any(isinstance(n, gast.Return) for n in _scope_walk(stmts))
+
+
+def _function_body(node: gast.FunctionDef | gast.Lambda) -> list[gast.stmt]:
+    return node.body if isinstance(node, gast.FunctionDef) else [gast.copy_location(gast.Return(node.body), node.body)]
+
+
+def _parameters(node: gast.FunctionDef | gast.Lambda) -> list[str]:
+    return [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+
+
+def _free_names(node: gast.FunctionDef | gast.Lambda) -> set[str]:
+    """The names a nested function reads from outside itself (its own and inner functions' reads)."""
+    body = _function_body(node)
+    local = set(_parameters(node)) | _assigned(body)
+    reads = set()
+    for n in _scope_walk(body):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads.add(n.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            reads.add(n.target.id)
+        elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            reads |= _free_names(n)
+    return reads - local
+
+
+def _made_in(node: gast.AST) -> list[gast.FunctionDef | gast.Lambda]:
+    """The functions a statement's own expressions make (not those of its nested blocks)."""
+    if isinstance(node, gast.FunctionDef):
+        return [node]
+    own = [v for f, v in gast.iter_fields(node) if f not in ("body", "orelse")]
+    parts = [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
+    return [n for n in _scope_walk(parts) if isinstance(n, gast.Lambda)]
+
+
+def _assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
+    """For each function made in this scope: the names the scope may assign after making it
+    (the rest of its block and the blocks around it, and a surrounding loop's body, which
+    runs again). A closure capturing one of those is checked where it is used."""
+    out: dict[int, set[str]] = {}
+
+    def visit(stmts: list[gast.stmt], after: set[str]) -> None:
+        if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in stmts for n in gast.walk(s)):
+            return
+        rests = [after]  # names assigned after each statement, built from the end (linear)
+        for s in reversed(stmts[1:]):
+            rests.append(rests[-1] | _assigned([s]))
+        for s, rest in zip(stmts, reversed(rests)):
+            for made in _made_in(s):
+                out[id(made)] = rest | (set() if made is s else _assigned([s]))
+            if isinstance(s, gast.If):
+                visit(s.body, rest)
+                visit(s.orelse, rest)
+            elif isinstance(s, (gast.For, gast.While)):
+                visit(s.body, rest | _assigned([s]))
+
+    visit(body, set())
+    return out
 
 
 def _breaks(stmts: list[gast.stmt], kinds: tuple = (gast.Break, gast.Continue)) -> bool:
@@ -174,15 +262,53 @@ class _LoopExits:
         return ir.Block(lets, ir.Var(t))
 
 
+@dataclass
+class _Closure:
+    """What the lowerer knows of a function value it made: the values it captured."""
+
+    label: str
+    captured: dict[str, ir.Atom]  # the enclosing function's variable -> its value when captured
+    changing: list[str]  # captured variables the enclosing function assigns again later
+    code: ir.Function
+
+    def check(self, lowerer: _Lowerer, env: dict, use: str, node: gast.AST) -> None:
+        """Python reads a captured variable when the function runs; chadpy captured it when the
+        function was made. Both agree where the variable has not changed since: allow only that."""
+        if not self.changing:
+            return  # nothing it captures is ever assigned again
+        for v, value in self.captured.items():
+            if env.get(v) != value:
+                raise lowerer.error(
+                    UnsupportedSyntax,
+                    f"`{self.label}` is used after `{v}`, which it reads, was assigned again: Python would "
+                    f"use the new value, chadpy captured the old one; make `{self.label}` after the assignment "
+                    f"or pass `{v}` as an argument",
+                    node,
+                )
+        if use == "value":
+            v = self.changing[0]
+            raise lowerer.error(
+                UnsupportedSyntax,
+                f"`{self.label}` reads `{v}`, which is assigned again later (e.g. by a loop), and is kept "
+                f"(stored or returned): Python would use the later value of `{v}` when it runs, chadpy "
+                f"captures values when a function is made. Bind the value now with a default parameter, "
+                f"`lambda ..., {v}={v}: ...`, or call it right away",
+                node,
+            )
+
+
 class _Lowerer:
-    def __init__(self, parsed: ParsedFunction, watch: Watch):
+    def __init__(self, parsed: ParsedFunction, watch: Watch, node: gast.FunctionDef | gast.Lambda | None = None):
         self.parsed = parsed
         self.watch = watch
-        tree = parsed.tree
-        all_names = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+        self.node = node if node is not None else parsed.tree
+        all_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
         self.names = NameSupply(all_names)
-        self.locals = _assigned(tree.body) | {a.id for a in tree.args.args + tree.args.kwonlyargs}
-        self.loc = parsed.loc(tree)
+        body = _function_body(self.node)
+        self.locals = _assigned(body) | set(_parameters(self.node))
+        self.later = _assigned_later(body)  # per function made here: names assigned after it
+        self.closures: dict[str, _Closure] = {}  # SSA name -> the function value it holds
+        self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
         self.loops: list[_LoopExits] = []  # the loops being lowered, innermost last
         self.owned: set[str] = set()  # lists the function created that nobody else holds: appendable
@@ -194,12 +320,68 @@ class _Lowerer:
     # ------------------------------------------------------------ statements
 
     def function(self) -> ir.Function:
-        tree = self.parsed.tree
-        params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+        params = _parameters(self.node)
         env = {p: ir.Var(p) for p in params}
         self.bound.update(params)
-        body = self.block(tree.body, env, lambda env, lets: ir.Block(lets, ir.Const(None)), set())
-        return ir.Function(self.parsed.name, params, body, self.loc, self.parsed.pyfunc)
+        body = self.block(_function_body(self.node), env, _return_none, set())
+        name = self.parsed.name.strip("<>")  # a lambda passed in is `lambda`
+        return ir.Function(name, params, body, self.loc, self.parsed.pyfunc)
+
+    def lifted(self, code: ir.Function, own_name: str | None) -> None:
+        """Fill in `code`, the closed form of this nested function (Appendix C's closure
+        conversion): its first parameter is the tuple of the values it captured (its
+        `code.captured`, then the defaults of its `code.defaults`), unpacked on entry."""
+        env_param = self.names.fresh("env")
+        env: dict[str, ir.Atom] = {}
+        lets: list[ir.Let] = []
+        captured = list(code.captured)
+        self.locals |= set(captured)
+        targets = tuple(self.bind(v, env) for v in captured)
+        targets += tuple(self.names.fresh("default_" + p) for p in code.defaults)  # read by the caller
+        if len(targets) == 1:
+            lets.append(ir.Let(targets[0], ir.GetItem(ir.Var(env_param), ir.Const(0)), self.loc))
+        elif targets:
+            lets.append(ir.Let(targets, ir.Var(env_param), self.loc))
+        own = _parameters(self.node)
+        for p in own:
+            self.bind(p, env)
+        if own_name is not None:  # a recursive def: itself, made again from its own environment
+            lets.append(ir.Let(self.bind(own_name, env), ir.MakeClosure(code, [env[v] for v in captured]), self.loc))
+        body = self.block(_function_body(self.node), env, _return_none, set())
+        body.lets[:0] = lets
+        code.params = [env_param, *own]
+        code.body = body
+
+    def closure(
+        self, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list, label: str = "lambda"
+    ) -> tuple[ir.MakeClosure, _Closure]:
+        """A nested `def` or `lambda` (named `label` in generated code), closure-converted: its
+        closed code and the values it captures now."""
+        label = node.name if isinstance(node, gast.FunctionDef) else label
+        own_name = node.name if isinstance(node, gast.FunctionDef) else None
+        free = _free_names(node)
+        captured = sorted(v for v in free - {own_name} if v in env or v in self.locals)
+        for v in captured:
+            if v not in env:
+                raise self.error(
+                    UnsupportedSyntax,
+                    f"`{label}` reads `{v}`, which is not assigned where `{label}` is made; chadpy captures "
+                    "values when a function is made (and nested functions calling each other are not supported)",
+                    node,
+                )
+        defaults = [self.atom(d, env, lets) for d in node.args.defaults]
+        positional = [a.id for a in node.args.posonlyargs + node.args.args]
+        defaulted = positional[len(positional) - len(defaults) :]
+        code = ir.Function(label, [], ir.Block([], ir.Const(None)), self.parsed.loc(node), None, tuple(captured))
+        code.defaults = tuple(defaulted)
+        _Lowerer(self.parsed, self.watch, node).lifted(code, own_name if own_name in free else None)
+        later = self.later.get(id(node), set())
+        changing = [v for v in [*captured, own_name] if v in later]
+        code.transient = bool(changing)
+        made = ir.MakeClosure(code, [env[v] for v in captured] + defaults)
+        for a in made.captured:
+            self.escape(a)  # a captured list is shared: no appending to it afterwards
+        return made, _Closure(label, {v: env[v] for v in captured}, changing, code)
 
     def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through, live_out: set[str]) -> ir.Block:
         """Lower `stmts`; `fall_through(env, lets)` ends the block if control reaches its end.
@@ -450,8 +632,14 @@ class _Lowerer:
 
     def statement(self, stmt: gast.stmt, env: dict, lets: list) -> None:
         loc = self.loc
+        if isinstance(stmt, gast.FunctionDef):
+            self.name_closure(stmt.name, stmt, env, lets)
+            return
         if isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+            if len(targets) == 1 and isinstance(targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda):
+                self.name_closure(targets[0].id, stmt.value, env, lets)
+                return
             if len(targets) == 1 and isinstance(targets[0], gast.Name):
                 value = self.expr(stmt.value, env, lets)
                 fresh = isinstance(value, ir.Var) and value.name in self.anonymous and value.name in self.owned
@@ -489,6 +677,13 @@ class _Lowerer:
         else:  # fence rejected everything else
             raise self.error(UnsupportedSyntax, f"`{type(stmt).__name__}` is not supported", stmt)
 
+    def name_closure(self, user_name: str, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list) -> None:
+        """`def g(...)` or `g = lambda ...`: g holds the function value; its uses are checked."""
+        made, info = self.closure(node, env, lets, user_name)
+        name = self.bind(user_name, env)
+        lets.append(ir.Let(name, made, self.loc))
+        self.closures[name] = info
+
     def append(self, node: gast.Call, env: dict, lets: list) -> None:
         """`xs.append(v)`: xs becomes a new SSA name for the same (mutated) list."""
         name = node.func.value.id
@@ -513,7 +708,7 @@ class _Lowerer:
         """A list stored elsewhere (another name, a tuple, a call) may no longer be appended to."""
         if isinstance(e, ir.Var):
             self.owned.discard(e.name)
-        for a in e.items if isinstance(e, ir.MakeTuple) else e.args if isinstance(e, ir.Call) else ():
+        for a in e.items if isinstance(e, ir.MakeTuple) else e.args if isinstance(e, (ir.Call, ir.Apply)) else ():
             self.escape(a)
         for a in e.values if isinstance(e, ir.MakeDict) else ():
             self.escape(a)
@@ -544,9 +739,14 @@ class _Lowerer:
         env[user_name] = ir.Var(name)
         return name
 
-    def read(self, name: str, env: dict, node: gast.AST) -> ir.Atom:
+    def read(self, name: str, env: dict, node: gast.AST, use: str = "value") -> ir.Expr:
+        """The value of a name. `use`: "call" where a function value is called or passed to a
+        call (used right away), "value" anywhere else (it may be kept)."""
         if name in env:
-            return env[name]
+            value = env[name]
+            if isinstance(value, ir.Var) and value.name in self.closures:
+                self.closures[value.name].check(self, env, use, node)
+            return value
         if name in self.locals:
             raise self.error(UnsupportedSyntax, f"local variable `{name}` may be used before it is assigned", node)
         value = self.parsed.resolve(name, self.watch)
@@ -554,14 +754,18 @@ class _Lowerer:
             raise self.error(ChadError, f"name `{name}` is not defined", node)
         return self.outside(name, value, node)
 
-    def outside(self, path: str, value: object, node: gast.AST) -> ir.Atom:
-        """An outside object used as a value: only plain data, read as a constant."""
+    def outside(self, path: str, value: object, node: gast.AST) -> ir.Expr:
+        """An outside object used as a value: plain data, read as a constant, or a function
+        (a function value with nothing captured: its code is read where it is called)."""
         if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
             return ir.Ref(path, value)
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value):
             return ir.Ref(path, value)
-        kind = "a function" if callable(value) else f"a {type(value).__name__}"
-        raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported yet", node)
+        value = getattr(value, "__chad_wrapped__", value)
+        if isinstance(value, types.FunctionType) or _hashable(value) and value in PRIMITIVES:
+            return ir.MakeClosure(value, [])
+        kind = "a function chadpy has no rule for" if callable(value) else f"a {type(value).__name__}"
+        raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
 
     # ------------------------------------------------------------ expressions
 
@@ -573,6 +777,10 @@ class _Lowerer:
             hint = "cond" if e.op.discrete and e.op.name in _COMPARE_NAMES else e.op.name.split(".")[-1]
         elif isinstance(e, ir.Call):
             hint = e.fn.__name__
+        elif isinstance(e, ir.MakeClosure):
+            hint = ir.code_name(e.code).strip("<>")
+        elif isinstance(e, ir.Apply):
+            hint = e.fn.name if isinstance(e.fn, ir.Var) else "applied"
         elif isinstance(e, ir.Case):
             hint = "case"
         elif isinstance(e, ir.MakeTuple):
@@ -642,6 +850,10 @@ class _Lowerer:
             return ir.GetItem(base, atom, slice=True)
         if isinstance(node, gast.Call):
             return self.call(node, env, lets)
+        if isinstance(node, gast.Lambda):  # kept (stored, returned): it must not depend on a changing variable
+            made, info = self.closure(node, env, lets)
+            info.check(self, env, "value", node)
+            return made
         raise self.error(UnsupportedSyntax, f"`{type(node).__name__}` is not supported", node)
 
     def slice_atom(self, node: gast.Slice, env: dict, lets: list) -> ir.Atom:
@@ -703,6 +915,7 @@ class _Lowerer:
         """`functools.reduce(f, xs[, init])` is the loop `acc = init; for x in xs: acc = f(acc, x)`."""
         if node.keywords or len(node.args) not in (2, 3):
             raise self.error(UnsupportedSyntax, "`functools.reduce(f, xs[, initial])` is supported", node)
+        f = self.function_operand(node.args[0], env, lets)
         xs = self.atom(node.args[1], env, lets)
         acc, item = self.names.fresh("reduced"), self.names.fresh("item")
         if len(node.args) == 3:
@@ -712,7 +925,7 @@ class _Lowerer:
         n = self._bind(ir.Prim(PRIMITIVES[len], [xs]), lets, "n")
         seq = self._bind(ir.Prim(RANGE, [start, n]), lets, "indices")
         name = lambda id_, ctx=gast.Load: gast.Name(id_, ctx(), None, None)  # noqa: E731
-        step = gast.Assign([name(acc, gast.Store)], gast.Call(node.args[0], [name(acc), name(item)], []), None)
+        step = gast.Assign([name(acc, gast.Store)], gast.Call(f, [name(acc), name(item)], []), None)
         loop = gast.For(name(item, gast.Store), name(item), [step], [], None)
         for n_ in (step, loop):
             gast.copy_location(n_, node)
@@ -800,12 +1013,20 @@ class _Lowerer:
         return path, getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
 
     def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-        named = self.callee(node.func, env)
-        if named is None:
+        func = node.func
+        if isinstance(func, gast.Attribute) and self.is_local(func.value, env):
             return self.method_call(node, env, lets)
-        path, fn = named
+        if self.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
+            return self.apply(self.argument(func, env, lets), node, env, lets)
+        path, fn = self.callee(func, env)
         if fn is REDUCE:
             return self.reduce(node, env, lets)
+        if fn is builtins.map:
+            return self.map(node, env, lets)
+        if fn is builtins.sorted:
+            return self.sorted(node, env, lets)
+        if fn in (builtins.max, builtins.min) and node.keywords:
+            return self.best(fn is builtins.max, path, node, env, lets)
         if fn in (builtins.enumerate, builtins.zip):
             raise self.error(UnsupportedSyntax, f"`{path}` is supported only as what a `for` loop iterates", node)
         if _hashable(fn) and fn in OVER_SEQUENCE and len(node.args) == 1 and not node.keywords:
@@ -821,6 +1042,134 @@ class _Lowerer:
             "register one with chadpy.defvjp",
             node,
         )
+
+    def argument(self, node: gast.expr, env: dict, lets: list) -> ir.Atom:
+        """An argument of a call (or the function called): a function value here is used
+        right away, so it may capture a variable that changes later."""
+        if isinstance(node, gast.Name) and (node.id in env or node.id in self.locals):
+            return self.read(node.id, env, node, use="call")
+        if isinstance(node, gast.Lambda):
+            made, _ = self.closure(node, env, lets)
+            return self._bind(made, lets, "lambda")
+        return self.atom(node, env, lets)
+
+    def apply(self, fn: ir.Atom, node: gast.Call, env: dict, lets: list) -> ir.Apply:
+        """A call of a function value: its code on its captured values and the arguments.
+        Missing trailing arguments take their defaults from the function value (`Apply`)."""
+        args = [self.argument(a, env, lets) for a in node.args]
+        for a in args:
+            self.escape(a)  # the function may return the list it was given: a second name for it
+        if node.keywords:
+            args = self.keyword_arguments(fn, args, node, env, lets)
+        return ir.Apply(fn, args)
+
+    def keyword_arguments(self, fn: ir.Atom, args: list, node: gast.Call, env: dict, lets: list) -> list:
+        """All arguments, by position, of a call with keywords of a nested function made here
+        (whose parameters are known): a default not given is read from the function value."""
+        info = self.closures.get(fn.name) if isinstance(fn, ir.Var) else None
+        if info is None:
+            raise self.error(
+                UnsupportedSyntax,
+                "keyword arguments are supported in calls of a nested function by the name it was made "
+                "under, not of other function values",
+                node,
+            )
+        code = info.code
+        given = dict(zip(code.params[1:], args))
+        for k in node.keywords:
+            if k.arg not in code.params[1:] or k.arg in given:
+                raise self.error(ChadError, f"`{info.label}` got an unexpected or repeated argument `{k.arg}`", node)
+            given[k.arg] = self.argument(k.value, env, lets)
+        out = []
+        for p in code.params[1:]:
+            if p in given:
+                out.append(given[p])
+            elif p in code.defaults:
+                default = ir.GetItem(fn, ir.Const(len(code.captured) + code.defaults.index(p)))
+                out.append(self._bind(default, lets, "default_" + p))
+            else:
+                raise self.error(ChadError, f"`{info.label}` is missing its argument `{p}`", node)
+        return out
+
+    # ------------------------------------------------------------ builtins that take functions
+    # Each is a loop (a comprehension), as `functools.reduce` is: the paper's fold.
+
+    def function_operand(self, node: gast.expr, env: dict, lets: list) -> gast.expr:
+        """The function a builtin such as `map` calls, as the callee of the loop it becomes: a
+        module-level name stays as written (a primitive stays a primitive); anything else is
+        evaluated once, here, into a fresh name."""
+        if isinstance(node, (gast.Name, gast.Attribute)) and not self.is_local(node, env):
+            return node
+        name = self.names.fresh("fn")
+        env[name] = self.argument(node, env, lets)
+        return gast.copy_location(gast.Name(name, gast.Load(), None, None), node)
+
+    def synthetic(self, node: gast.expr, env: dict, lets: list, hint: str) -> gast.Name:
+        """An already evaluated value under a fresh name, for code the lowerer writes."""
+        name = self.names.fresh(hint)
+        env[name] = self.atom(node, env, lets) if isinstance(node, gast.AST) else node
+        return gast.Name(name, gast.Load(), None, None)
+
+    def list_of(self, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:
+        """`[elt for targets in iterable]`, lowered as a comprehension."""
+        target = (
+            gast.Name(targets[0], gast.Store(), None, None)
+            if len(targets) == 1
+            else gast.Tuple([gast.Name(t, gast.Store(), None, None) for t in targets], gast.Store())
+        )
+        comp = gast.ListComp(elt, [gast.comprehension(target, iterable, [], 0)])
+        for n in gast.walk(comp):
+            if getattr(n, "lineno", None) is None and isinstance(n, (gast.expr, gast.stmt)):
+                gast.copy_location(n, elt)
+        return self.comprehension(comp, env, lets)
+
+    def map(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+        """`map(f, xs, ...)` is `[f(x, ...) for x, ... in zip(xs, ...)]`: a list, not an iterator
+        (which `list(...)`, `sum(...)` and `for` all accept)."""
+        if node.keywords or len(node.args) < 2:
+            raise self.error(UnsupportedSyntax, "`map(f, xs, ...)` is supported (no keyword arguments)", node)
+        f = self.function_operand(node.args[0], env, lets)
+        seqs = [self.synthetic(a, env, lets, "seq") for a in node.args[1:]]
+        items = [self.names.fresh("item") for _ in seqs]
+        iterable = seqs[0] if len(seqs) == 1 else gast.Call(gast.Name("zip", gast.Load(), None, None), seqs, [])
+        elt = gast.copy_location(gast.Call(f, [gast.Name(i, gast.Load(), None, None) for i in items], []), node)
+        return self.list_of(elt, items, iterable, env, lets)
+
+    def keys(self, seq: gast.Name, key: gast.expr | None, env: dict, lets: list) -> ir.Atom:
+        """The list of `key(x)` for x in seq (seq itself without a key)."""
+        if key is None or isinstance(key, gast.Constant) and key.value is None:
+            return env[seq.id]
+        f = self.function_operand(key, env, lets)
+        item = self.names.fresh("item")
+        elt = gast.copy_location(gast.Call(f, [gast.Name(item, gast.Load(), None, None)], []), key)
+        return self.list_of(elt, [item], seq, env, lets)
+
+    def sorted(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+        """`sorted(xs, key=f, reverse=r)`: the keys (discrete: no derivative flows through
+        them), a stable argsort, then the elements in that order (a one-hot each)."""
+        options = {k.arg: k.value for k in node.keywords}
+        if len(node.args) != 1 or set(options) - {"key", "reverse"}:
+            raise self.error(UnsupportedSyntax, "`sorted(xs, key=..., reverse=...)` is supported", node)
+        seq = self.synthetic(node.args[0], env, lets, "seq")
+        keys = self.keys(seq, options.get("key"), env, lets)
+        reverse = self.atom(options["reverse"], env, lets) if "reverse" in options else ir.Const(False)
+        order = self.synthetic(self._bind(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, lets, "order")
+        i = self.names.fresh("i")
+        elt = gast.copy_location(gast.Subscript(seq, gast.Name(i, gast.Load(), None, None), gast.Load()), node)
+        return self.list_of(elt, [i], order, env, lets)
+
+    def best(self, largest: bool, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+        """`max(xs, key=f)` / `min(a, b, key=f)`: the element whose key is largest (smallest)."""
+        if not node.args or any(k.arg != "key" for k in node.keywords):
+            raise self.error(UnsupportedSyntax, f"`{path}(xs, key=...)` is supported (not `default=`)", node)
+        if len(node.args) == 1:
+            seq = self.synthetic(node.args[0], env, lets, "seq")
+        else:
+            items = ir.MakeTuple([self.atom(a, env, lets) for a in node.args])
+            seq = self.synthetic(self._bind(items, lets, "candidates"), env, lets, "seq")
+        keys = self.keys(seq, node.keywords[0].value, env, lets)
+        position = self._bind(ir.Prim(ARGBEST, [keys, ir.Const(largest)]), lets, "best")
+        return ir.GetItem(env[seq.id], position)
 
     def method_call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         """`x.sum(axis=0)`, `x.reshape(2, 3)`, `d.values()`: the function the method is."""
@@ -864,8 +1213,8 @@ class _Lowerer:
         return ir.Prim(prim, args)
 
     def user_call(self, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-        args = [self.atom(a, env, lets) for a in node.args]
-        kwargs = {k.arg: self.atom(k.value, env, lets) for k in node.keywords}
+        args = [self.argument(a, env, lets) for a in node.args]
+        kwargs = {k.arg: self.argument(k.value, env, lets) for k in node.keywords}
         for a in args + list(kwargs.values()):
             self.escape(a)  # the callee may return the list it was given: a second name for it
         try:
@@ -880,6 +1229,10 @@ class _Lowerer:
                 raise self.error(UnsupportedSyntax, f"`{path}` takes star-parameters; not supported", node)
             atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
         return ir.Call(fn, atoms)
+
+
+def _return_none(env: dict, lets: list) -> ir.Block:
+    return ir.Block(lets, ir.Const(None))
 
 
 def _creates_list(e: ir.Expr) -> bool:

@@ -202,6 +202,8 @@ DICT_VALUES = Primitive(
 DICT_KEYS = _function(list, None, result="same")
 POSITIONS = _function(runtime.positions, None, result="same")
 RANGE = _function(builtins.range, None, (1, 3), result="same")
+ARGSORT = _function(runtime.argsort, None, (2, 2), result="same")  # `sorted(xs, key=...)`'s order
+ARGBEST = _function(runtime.argbest, None, (2, 2), result="same")  # `max(xs, key=...)`'s position
 
 
 # ---------------------------------------------------------------- NumPy

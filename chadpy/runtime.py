@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 
+from .errors import ChadError
+
 
 class _ZeroType:
     """The zero of every non-scalar cotangent type: costs nothing to make or add.
@@ -188,3 +190,38 @@ def power_exponent_ct(d: object, y: object, a: object) -> object:
     with np.errstate(divide="ignore", invalid="ignore"):
         safe = np.where(np.greater(a, 0), a, 1.0)
         return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
+
+
+# ---------------------------------------------------------------- function values
+
+
+class Closure:
+    """A function value after closure conversion (Section 9): the values it captured.
+
+    Its code is known to the compiler (it is part of the value's type), so a call site
+    runs `code_chad(closure.env, *args)` directly; the name is for people reading it.
+    """
+
+    __slots__ = ("name", "env")
+
+    def __init__(self, name: str, env: tuple):
+        self.name = name
+        self.env = env
+
+    def __repr__(self) -> str:
+        return f"<chadpy closure {self.name}>"
+
+    def __call__(self, *args: object) -> object:
+        raise ChadError(
+            f"the function value {self.name} was made inside differentiated code and can only be called there"
+        )
+
+
+def argsort(keys: list, reverse: bool = False) -> list[int]:
+    """Positions in the order `sorted(xs, key=..., reverse=...)` puts xs (stable, like sorted)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+def argbest(keys: list, largest: bool) -> int:
+    """The position `max(xs, key=...)` / `min(xs, key=...)` picks (the first best, as they do)."""
+    return (max if largest else min)(range(len(keys)), key=keys.__getitem__)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import linecache
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -85,7 +86,7 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
         raise UnknownFunction(f"chadpy can only differentiate Python functions, not {type(fn).__name__} {fn!r}")
     code = fn.__code__
     if code.co_name == "<lambda>":
-        raise UnsupportedSyntax(f"lambda {fn!r} cannot be differentiated on its own yet; use a def")
+        return _parse_lambda(fn)
     try:
         lines, first = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
@@ -102,3 +103,29 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if not isinstance(tree, gast.FunctionDef):
         raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`", parsed.loc(tree))
     return parsed
+
+
+def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
+    """A lambda made outside differentiated code (e.g. passed as an argument): find its
+    node in its file by the positions of its code, and read it as `def <lambda>(...): return body`."""
+    code = fn.__code__
+    filename = inspect.getsourcefile(fn) or code.co_filename
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise UnknownFunction(f"the source of {fn!r} cannot be read; chadpy needs a lambda defined in a file")
+    spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
+    params = list(code.co_varnames[: code.co_argcount])
+    found = []
+    for node in gast.walk(gast.parse("".join(lines))):
+        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == params:
+            body = node.body
+            start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+            if spots and all(start <= spot < end for spot in spots):
+                found.append(node)
+    if not found:
+        raise UnknownFunction(f"the source of {fn!r} cannot be found in {filename}")
+    node = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost
+    tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
+    gast.copy_location(tree, node)
+    gast.copy_location(tree.body[0], node)
+    return ParsedFunction(fn, tree, filename, 1, [line.rstrip("\n") for line in lines])

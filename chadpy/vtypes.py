@@ -8,6 +8,9 @@ abstract values). The lattice is small:
   that do not depend on a differentiated input (inactive);
 - `Tup(items)`: a tuple with at least one active component;
 - `Lst(item)`, `Dct(item)`: a list / dict whose elements (joined) are of type item;
+- `Fn(code, env)`: a function value after closure conversion (Section 9): which
+  code it runs (static) and the types of the values it captured. Its cotangent is
+  its environment's tuple cotangent; the code part has none (unit, Appendix C);
 - `ARR`: a NumPy array or NumPy scalar of floats (its shape is known at run time;
   a Python float joined with an array value is `ARR` too);
 - `BOTTOM`: not known yet (used while inferring recursive functions and loops).
@@ -85,17 +88,51 @@ class Dct(VType):
         return item_join(self)
 
 
+@dataclass(frozen=True)
+class Fn(VType):
+    """A function value: its code (a lifted `ir.Function`, a module-level Python function,
+    or a primitive such as `math.sin`) and the types of the values it captured."""
+
+    code: object
+    env: tuple[VType, ...] = ()
+
+    def __repr__(self) -> str:
+        name = getattr(self.code, "name", None) or getattr(self.code, "__name__", "?")
+        return f"Fn({name}; " + ", ".join(map(repr, self.env)) + ")"
+
+    @property
+    def env_type(self) -> VType:
+        """The type of the environment tuple the code takes as its first parameter."""
+        return tup(self.env)
+
+
+def _kept(t: VType) -> bool:
+    """Whether a container holding t needs its own type (not CONST): t carries a
+    cotangent, is not known yet, or is a function (whose code a call must know)."""
+    return is_active(t) or t is BOTTOM or holds_function(t)
+
+
+def holds_function(t: VType) -> bool:
+    if isinstance(t, Fn):
+        return True
+    if isinstance(t, Tup):
+        return any(holds_function(i) for i in t.items)
+    if isinstance(t, Dct):
+        return any(holds_function(f) for _, f in t.fields) if t.fields is not None else holds_function(t.item)
+    return isinstance(t, Lst) and holds_function(t.item)
+
+
 def tup(items: tuple[VType, ...] | list[VType]) -> VType:
-    """A tuple type; CONST when no component is active."""
+    """A tuple type; CONST when no component carries a cotangent or a function."""
     items = tuple(items)
-    if any(is_active(t) or t is BOTTOM for t in items):
+    if any(_kept(t) for t in items):
         return Tup(items)
     return CONST
 
 
 def lst(item: VType) -> VType:
-    """A list type; CONST when its elements carry no cotangent."""
-    return Lst(item) if is_active(item) or item is BOTTOM else CONST
+    """A list type; CONST when its elements carry no cotangent and no function."""
+    return Lst(item) if _kept(item) else CONST
 
 
 def dct(values: list[VType], keys: list[object] | None = None) -> VType:
@@ -109,7 +146,7 @@ def dct(values: list[VType], keys: list[object] | None = None) -> VType:
     fields = tuple(zip(keys, values)) if keys is not None else None
     if item is None and fields is None:
         raise ChadTypeError("a dict whose values differ in kind (tuple, list, float) needs constant keys")
-    if item is not None and not (is_active(item) or item is BOTTOM):
+    if item is not None and not _kept(item):
         return CONST
     return Dct(item, fields)
 
@@ -121,6 +158,8 @@ def is_active(t: VType) -> bool:
         return any(is_active(i) for i in t.items)
     if isinstance(t, Dct):
         return any(is_active(f) for _, f in t.fields) if t.fields is not None else is_active(t.item)
+    if isinstance(t, Fn):
+        return any(is_active(i) for i in t.env)
     return isinstance(t, Lst) and is_active(t.item)
 
 
@@ -156,6 +195,13 @@ def join(a: VType, b: VType) -> VType:
         return tup([join(x, y) for x, y in zip(a.items, b.items)])
     if isinstance(a, Lst) and isinstance(b, Lst):
         return lst(join(a.item, b.item))
+    if isinstance(a, Fn) and isinstance(b, Fn):
+        if a.code is not b.code or len(a.env) != len(b.env):
+            raise ChadTypeError(
+                f"a variable (or list) holds different functions ({a!r} and {b!r}); chadpy needs each "
+                "function value's code to be known: one function per variable, or the same lambda for a list"
+            )
+        return Fn(a.code, tuple(join(x, y) for x, y in zip(a.env, b.env)))
     if isinstance(a, Dct) and isinstance(b, Dct):
         if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
             return dct([join(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)], [k for k, _ in a.fields])
@@ -185,6 +231,10 @@ def of_value(value: object, active: bool) -> VType:
         return dct([of_value(v, active) for v in value.values()], list(value))
     if isinstance(value, (np.ndarray, np.floating)):
         return ARR if active and np.issubdtype(value.dtype, np.floating) else CONST
+    if callable(value) and not isinstance(value, type):
+        if active:
+            raise ChadTypeError(f"cannot differentiate with respect to a function ({value!r}); choose argnums")
+        return Fn(getattr(value, "__chad_wrapped__", value))  # its code is read like a called function's
     if not active:
         return CONST
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")

@@ -181,3 +181,53 @@ def slope(ns: list[int], values: list[float]) -> float:
     ys = [math.log(v) for v in values]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+
+
+# ====================================================================== higher order (section 9, Appendix C)
+#
+# Kept out of FAMILIES: tests/test_cost_bounds.py (and benchmarks/cost_plot.py) run every
+# family there at every stage for n up to 1024, and these nest n Python frames deep (a
+# size of 1024 would pass the interpreter's recursion limit). tests/test_closure_costs.py
+# runs them at n <= 64; `measure` finds them through BY_NAME like the others.
+
+
+def _applied_lambdas(k: int, pad: str = "    ") -> list[str]:
+    """(λx_{k-1}. (... (λx_1. x_1) x_2 ...) x_{k-1}) x_k, one lambda a line."""
+    if k == 2:
+        return [f"{pad}(lambda x1: x1)(x2)"]
+    return [f"{pad}(lambda x{k - 1}:", *_applied_lambdas(k - 1, pad + "  "), f"{pad})(x{k})"]
+
+
+def nested_identity(n: int):
+    """Section 9's t_n: n - 1 nested immediately-applied lambdas, the identity on x_n, then
+    sin so that the primal does some work. Without closure conversion its derivative costs 2^n."""
+    lines = ["y = (", *_applied_lambdas(n), ")"]
+    return _straight_line(f"nested_identity_{n}", f"x{n}", lines, "math.sin(y)"), (0.7,)
+
+
+def _nested_defs(k: int, pad: str = "") -> list[str]:
+    """def g_k(x_k): def g_{k-1}(x_{k-1}): ...; return g_{k-1}(x_k), with g_1 the identity."""
+    if k == 1:
+        return [f"{pad}def g1(x1):", f"{pad}    return x1"]
+    return [f"{pad}def g{k}(x{k}):", *_nested_defs(k - 1, pad + "    "), f"{pad}    return g{k - 1}(x{k})"]
+
+
+def nested_identity_defs(n: int):
+    """t_n written with n - 1 nested defs (g_k applies g_{k-1} to its parameter), then sin."""
+    f = _straight_line(f"nested_identity_defs_{n}", f"x{n}", _nested_defs(n - 1), f"math.sin(g{n - 1}(x{n}))")
+    return f, (0.7,)
+
+
+def closure_chain(n: int):
+    """f_0 = λy. y x; f_k = λy. f_{k-1}(y) + x: n closures, each capturing the previous one and x.
+    f_{n-1}(x) = x^2 + (n - 1) x."""
+    lines = ["f0 = lambda y: y * x"] + [f"f{k} = lambda y: f{k - 1}(y) + x" for k in range(1, n)]
+    return _straight_line(f"closure_chain_{n}", "x", lines, f"f{n - 1}(x)"), (0.3,)
+
+
+HIGHER_ORDER = [
+    Family("nested_identity", "section 9's t_n: n - 1 nested applied lambdas, then sin", nested_identity, False),
+    Family("nested_identity_defs", "t_n written with n - 1 nested defs, then sin", nested_identity_defs, False),
+    Family("closure_chain", "f_k = lambda y: f_{k-1}(y) + x, n closures", closure_chain, True),
+]
+BY_NAME.update((f.name, f) for f in HIGHER_ORDER)

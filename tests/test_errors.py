@@ -122,9 +122,15 @@ def e_while_else(x):
     return y
 
 
-def e_lambda(x):
-    g = lambda t: t * 2.0
-    return g(x)
+def e_nonlocal(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+
+    add(x)
+    return total
 
 
 def e_append_param(xs):
@@ -190,7 +196,7 @@ CASES = [
     (e_attribute_assign, (1.0,), chad.UnsupportedSyntax, "attribute", "x.real = 1.0"),
     (e_for_else, (1.0,), chad.UnsupportedSyntax, "for ... else", "for _ in range(3):"),
     (e_while_else, (1.0,), chad.UnsupportedSyntax, "while ... else", "while y < 10.0:"),
-    (e_lambda, (1.0,), chad.UnsupportedSyntax, "lambda", "g = lambda t: t * 2.0"),
+    (e_nonlocal, (1.0,), chad.UnsupportedSyntax, "nonlocal", "nonlocal total"),
     (e_append_param, ([1.0, 2.0],), chad.UnsupportedSyntax, "list(xs)", "xs.append(1.0)"),
     (e_set, (1.0,), chad.UnsupportedSyntax, "set", "v = {x, x}"),
     (e_fstring, (1.0,), chad.UnsupportedSyntax, "f-string", 's = f"{x}"'),
@@ -293,7 +299,7 @@ def test_decorating_never_raises_and_the_original_still_runs():
         (e_copysign, (1.5, -1.0), -1.5),
         (e_for_else, (1.5,), 9.0),
         (e_while_else, (1.5,), 13.0),
-        (e_lambda, (1.5,), 3.0),
+        (e_nonlocal, (1.5,), 1.5),
         (e_set, (1.5,), 4.0),
         (e_one_branch, (1.5,), 2.25),
         (e_returns_pair, (1.5,), (1.5, 3.0)),
