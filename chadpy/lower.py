@@ -1100,14 +1100,12 @@ class _Lowerer:
         evaluated once, here, into a fresh name."""
         if isinstance(node, (gast.Name, gast.Attribute)) and not self.is_local(node, env):
             return node
-        name = self.names.fresh("fn")
-        env[name] = self.argument(node, env, lets)
-        return gast.copy_location(gast.Name(name, gast.Load(), None, None), node)
+        return gast.copy_location(self.synthetic(self.argument(node, env, lets), env, "fn"), node)
 
-    def synthetic(self, node: gast.expr, env: dict, lets: list, hint: str) -> gast.Name:
-        """An already evaluated value under a fresh name, for code the lowerer writes."""
+    def synthetic(self, value: ir.Atom, env: dict, hint: str) -> gast.Name:
+        """An evaluated value under a fresh name, for code the lowerer writes."""
         name = self.names.fresh(hint)
-        env[name] = self.atom(node, env, lets) if isinstance(node, gast.AST) else node
+        env[name] = value
         return gast.Name(name, gast.Load(), None, None)
 
     def list_of(self, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:
@@ -1129,7 +1127,7 @@ class _Lowerer:
         if node.keywords or len(node.args) < 2:
             raise self.error(UnsupportedSyntax, "`map(f, xs, ...)` is supported (no keyword arguments)", node)
         f = self.function_operand(node.args[0], env, lets)
-        seqs = [self.synthetic(a, env, lets, "seq") for a in node.args[1:]]
+        seqs = [self.synthetic(self.atom(a, env, lets), env, "seq") for a in node.args[1:]]
         items = [self.names.fresh("item") for _ in seqs]
         iterable = seqs[0] if len(seqs) == 1 else gast.Call(gast.Name("zip", gast.Load(), None, None), seqs, [])
         elt = gast.copy_location(gast.Call(f, [gast.Name(i, gast.Load(), None, None) for i in items], []), node)
@@ -1150,10 +1148,10 @@ class _Lowerer:
         options = {k.arg: k.value for k in node.keywords}
         if len(node.args) != 1 or set(options) - {"key", "reverse"}:
             raise self.error(UnsupportedSyntax, "`sorted(xs, key=..., reverse=...)` is supported", node)
-        seq = self.synthetic(node.args[0], env, lets, "seq")
+        seq = self.synthetic(self.atom(node.args[0], env, lets), env, "seq")
         keys = self.keys(seq, options.get("key"), env, lets)
         reverse = self.atom(options["reverse"], env, lets) if "reverse" in options else ir.Const(False)
-        order = self.synthetic(self._bind(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, lets, "order")
+        order = self.synthetic(self._bind(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, "order")
         i = self.names.fresh("i")
         elt = gast.copy_location(gast.Subscript(seq, gast.Name(i, gast.Load(), None, None), gast.Load()), node)
         return self.list_of(elt, [i], order, env, lets)
@@ -1163,10 +1161,10 @@ class _Lowerer:
         if not node.args or any(k.arg != "key" for k in node.keywords):
             raise self.error(UnsupportedSyntax, f"`{path}(xs, key=...)` is supported (not `default=`)", node)
         if len(node.args) == 1:
-            seq = self.synthetic(node.args[0], env, lets, "seq")
+            seq = self.synthetic(self.atom(node.args[0], env, lets), env, "seq")
         else:
             items = ir.MakeTuple([self.atom(a, env, lets) for a in node.args])
-            seq = self.synthetic(self._bind(items, lets, "candidates"), env, lets, "seq")
+            seq = self.synthetic(self._bind(items, lets, "candidates"), env, "seq")
         keys = self.keys(seq, node.keywords[0].value, env, lets)
         position = self._bind(ir.Prim(ARGBEST, [keys, ir.Const(largest)]), lets, "best")
         return ir.GetItem(env[seq.id], position)

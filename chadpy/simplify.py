@@ -137,9 +137,10 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                 for param, arg in zip(d.params, s.value.args):
                     if isinstance(arg, Name):
                         mapping[param] = arg.id
-                    else:  # e.g. a tuple cotangent {0: da, 1: db}
-                        out.append(Assign([f"ct_{name}"], arg, s.comment))
-                        mapping[param] = f"ct_{name}"
+                    else:  # e.g. a tuple cotangent {0: da, 1: db}: d_a_b, for `a, b = ...`
+                        ct = "d_" + name.removesuffix("_bp")
+                        out.append(Assign([ct], arg, s.comment))
+                        mapping[param] = ct
                 out.extend(expand(rename(d.body, mapping)))
             elif isinstance(s, Def) and s.name in inlinable:
                 continue

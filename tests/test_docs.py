@@ -1,10 +1,14 @@
-"""docs/teaching.md shows what chadpy prints today (its generated parts are regenerated and compared)."""
+"""docs/teaching.md and the README show what chadpy prints today (generated parts are regenerated and compared)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import re
+import subprocess
+import sys
+
+import pytest
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -40,3 +44,24 @@ def test_the_plot_exists():
     path = os.path.join(ROOT, "docs", "cost-ratios.png")
     with open(path, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def _printed_derivative(example: str) -> str:
+    """The derivative an example script prints (after its "simplified form" heading)."""
+    path = os.path.join(ROOT, "examples", f"{example}.py")
+    out = subprocess.run([sys.executable, path], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    lines = []
+    for line in out.split("(simplified form):\n\n", 1)[1].splitlines():
+        if line and not line.startswith((" ", "#", "def ")):
+            break  # what the script prints after the source
+        lines.append(line)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+@pytest.mark.parametrize("example", ["quickstart", "closures"])
+def test_readme_shows_the_derivative_chadpy_prints(example):
+    with open(os.path.join(ROOT, "README.md")) as f:
+        readme = f.read()
+    assert "```python\n" + _printed_derivative(example) + "```" in readme, (
+        f"README's derivative for examples/{example}.py is stale: paste what the script prints"
+    )
