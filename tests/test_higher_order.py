@@ -13,7 +13,7 @@
   closures;
 - closures created in loops (called in the same iteration), the default-argument
   idiom `lambda y, k=k: ...` for closures kept past their iteration;
-- errors: `nonlocal`, late binding (a captured variable reassigned after the
+- errors: late binding (a captured variable reassigned after the
   closure was made and before it is called), differentiating with respect to a
   function.
 
@@ -772,17 +772,6 @@ def test_lambda_at_the_call_site_capturing_a_local_constant():
 # ====================================================================== errors
 
 
-def e_nonlocal(x):
-    total = 0.0
-
-    def add(t):
-        nonlocal total
-        total = total + t
-
-    add(x)
-    return total
-
-
 def e_late_binding_lambda(x):
     scale = x * 2.0
     g = lambda y: y * scale
@@ -828,13 +817,6 @@ def _raises(fn, args, simplify):
     err = info.value
     assert err.loc is not None, f"no location on {type(err).__name__}: {err}"
     return err, str(err), str(err).split("\n")[0]
-
-
-@pytest.mark.parametrize("simplify", [True, False])
-def test_nonlocal_is_rejected(simplify):
-    err, message, headline = _raises(e_nonlocal, (1.5,), simplify)
-    assert "nonlocal" in headline, message
-    assert_located(message, e_nonlocal, "nonlocal total")
 
 
 # (function, the lines the error may point at: the closure, the reassignment or the call)
@@ -883,7 +865,6 @@ def test_differentiating_with_respect_to_a_function_is_rejected(argnums):
 def test_programs_run_as_plain_python():
     """The primal of each rejected program is ordinary Python (the late-binding ones give
     Python's late-bound answers, which a capture-at-creation derivative would not match)."""
-    assert e_nonlocal(1.5) == 1.5
     assert e_late_binding_lambda(1.5) == 1.5 * 4.0
     assert e_late_binding_in_loop(1.5) == 1.5 * 1.5 * (1.0 + 2.0 + 4.0)
     assert e_loop_variable_late_binding(1.5) == 1.5 * 2.0 * 3
