@@ -91,7 +91,9 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
 
 def lower_primitive(fn: object, arity: int) -> ir.Function:
     """A primitive used as a function value (`integrate(math.sin, 0.0, x)`): `def sin(x0): return sin(x0)`."""
-    prim = PRIMITIVES[fn]
+    prim = PRIMITIVES.get(fn) if _hashable(fn) else None
+    if prim is None:
+        raise UnknownFunction(f"no derivative rule for {fn!r} and no Python source to differentiate")
     least, most = prim.nargs
     loc = Loc("<chadpy primitive>", 0, prim.name, "")
     if arity < least or most is not None and arity > most:
