@@ -32,6 +32,7 @@ from .vtypes import (
     Tup,
     VType,
     dct,
+    functions_in,
     holds_function,
     is_active,
     item_join,
@@ -68,7 +69,7 @@ class Program:
 
     def __init__(self, watch: Watch):
         self.watch = watch
-        self.lowered: dict[object, ir.Function] = {}
+        self.lowered: dict[object, ir.Function | ChadError] = {}
         self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
 
     def function(self, code: object, arity: int) -> ir.Function:
@@ -81,8 +82,14 @@ class Program:
                 self.lowered[key] = lower_primitive(code, arity)
             return self.lowered[key]
         if code not in self.lowered:
-            self.lowered[code] = lower_function(code, self.watch)
-        return self.lowered[code]
+            try:
+                self.lowered[code] = lower_function(code, self.watch)
+            except ChadError as e:  # kept: an unreadable callee is tried once, not every round
+                self.lowered[code] = e
+        lowered = self.lowered[code]
+        if isinstance(lowered, ChadError):
+            raise lowered
+        return lowered
 
     def spec(self, code: object, sig: tuple[VType, ...]) -> Spec:
         key = (code, sig)
@@ -325,12 +332,4 @@ def default_positions(code: ir.Function, given: int) -> list[int]:
 
 def _transient(t: VType) -> bool:
     """Whether t holds a function value that must not outlive the variables it captured."""
-    if isinstance(t, Fn):
-        return getattr(t.code, "transient", False) or any(_transient(x) for x in t.env)
-    if isinstance(t, Tup):
-        return any(_transient(x) for x in t.items)
-    if isinstance(t, Lst):
-        return _transient(t.item)
-    if isinstance(t, Dct):
-        return any(_transient(x) for _, x in t.fields) if t.fields is not None else _transient(t.item)
-    return False
+    return any(getattr(f.code, "transient", False) for f in functions_in(t))

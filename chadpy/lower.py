@@ -157,16 +157,18 @@ def _assigned(stmts: list[gast.stmt]) -> set[str]:
     return out
 
 
+def _name_read(node: gast.AST) -> str | None:
+    """The name a node reads: a loaded name, or the target of `x += ...`."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+        return node.id
+    if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+        return node.target.id
+    return None
+
+
 def _read(stmts: list[gast.stmt]) -> set[str]:
     """Names read (by nested functions too: they capture them where they are made)."""
-    out = set()
-    for s in stmts:
-        for node in gast.walk(s):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                out.add(node.id)
-            elif isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-                out.add(node.target.id)
-    return out
+    return {name for s in stmts for node in gast.walk(s) if (name := _name_read(node)) is not None}
 
 
 def _returns(stmts: list[gast.stmt]) -> bool:
@@ -187,10 +189,8 @@ def _free_names(node: gast.FunctionDef | gast.Lambda) -> set[str]:
     local = set(_parameters(node)) | _assigned(body)
     reads = set()
     for n in _scope_walk(body):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads.add(n.id)
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            reads.add(n.target.id)
+        if (name := _name_read(n)) is not None:
+            reads.add(name)
         elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
             reads |= _free_names(n)
     return reads - local
@@ -268,10 +268,13 @@ class _LoopExits:
 class _Closure:
     """What the lowerer knows of a function value it made: the values it captured."""
 
-    label: str
+    code: ir.Function
     captured: dict[str, ir.Atom]  # the enclosing function's variable -> its value when captured
     changing: list[str]  # captured variables the enclosing function assigns again later
-    code: ir.Function
+
+    @property
+    def label(self) -> str:
+        return self.code.name
 
     def check(self, lowerer: _Lowerer, env: dict, use: str, node: gast.AST) -> None:
         """Python reads a captured variable when the function runs; chadpy captured it when the
@@ -372,10 +375,16 @@ class _Lowerer:
                     node,
                 )
         defaults = [self.atom(d, env, lets) for d in node.args.defaults]
-        positional = [a.id for a in node.args.posonlyargs + node.args.args]
-        defaulted = positional[len(positional) - len(defaults) :]
-        code = ir.Function(label, [], ir.Block([], ir.Const(None)), self.parsed.loc(node), None, tuple(captured))
-        code.defaults = tuple(defaulted)
+        params = _parameters(node)  # positional only: fence rejects keyword-only ones here
+        code = ir.Function(
+            label,
+            [],
+            ir.Block([], ir.Const(None)),
+            self.parsed.loc(node),
+            None,
+            tuple(captured),
+            defaults=tuple(params[len(params) - len(defaults) :]),
+        )
         _Lowerer(self.parsed, self.watch, node).lifted(code, own_name if own_name in free else None)
         later = self.later.get(id(node), set())
         changing = [v for v in [*captured, own_name] if v in later]
@@ -383,7 +392,7 @@ class _Lowerer:
         made = ir.MakeClosure(code, [env[v] for v in captured] + defaults)
         for a in made.captured:
             self.escape(a)  # a captured list is shared: no appending to it afterwards
-        return made, _Closure(label, {v: env[v] for v in captured}, changing, code)
+        return made, _Closure(code, {v: env[v] for v in captured}, changing)
 
     def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through, live_out: set[str]) -> ir.Block:
         """Lower `stmts`; `fall_through(env, lets)` ends the block if control reaches its end.
@@ -884,11 +893,7 @@ class _Lowerer:
         """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`."""
         acc = self.names.fresh("listcomp")
         body: list[gast.stmt] = [
-            gast.Expr(
-                gast.Call(
-                    gast.Attribute(gast.Name(acc, gast.Load(), None, None), "append", gast.Load()), [node.elt], []
-                )
-            )
+            gast.Expr(gast.Call(gast.Attribute(_gast_name(acc), "append", gast.Load()), [node.elt], []))
         ]
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
@@ -926,9 +931,8 @@ class _Lowerer:
             first, start = self._bind(ir.GetItem(xs, ir.Const(0)), lets, "first"), ir.Const(1)
         n = self._bind(ir.Prim(PRIMITIVES[len], [xs]), lets, "n")
         seq = self._bind(ir.Prim(RANGE, [start, n]), lets, "indices")
-        name = lambda id_, ctx=gast.Load: gast.Name(id_, ctx(), None, None)  # noqa: E731
-        step = gast.Assign([name(acc, gast.Store)], gast.Call(f, [name(acc), name(item)], []), None)
-        loop = gast.For(name(item, gast.Store), name(item), [step], [], None)
+        step = gast.Assign([_gast_name(acc, gast.Store)], gast.Call(f, [_gast_name(acc), _gast_name(item)], []), None)
+        loop = gast.For(_gast_name(item, gast.Store), _gast_name(item), [step], [], None)
         for n_ in (step, loop):
             gast.copy_location(n_, node)
 
@@ -1108,14 +1112,14 @@ class _Lowerer:
         """An evaluated value under a fresh name, for code the lowerer writes."""
         name = self.names.fresh(hint)
         env[name] = value
-        return gast.Name(name, gast.Load(), None, None)
+        return _gast_name(name)
 
     def list_of(self, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:
         """`[elt for targets in iterable]`, lowered as a comprehension."""
         target = (
-            gast.Name(targets[0], gast.Store(), None, None)
+            _gast_name(targets[0], gast.Store)
             if len(targets) == 1
-            else gast.Tuple([gast.Name(t, gast.Store(), None, None) for t in targets], gast.Store())
+            else gast.Tuple([_gast_name(t, gast.Store) for t in targets], gast.Store())
         )
         comp = gast.ListComp(elt, [gast.comprehension(target, iterable, [], 0)])
         for n in gast.walk(comp):
@@ -1131,8 +1135,8 @@ class _Lowerer:
         f = self.function_operand(node.args[0], env, lets)
         seqs = [self.synthetic(self.atom(a, env, lets), env, "seq") for a in node.args[1:]]
         items = [self.names.fresh("item") for _ in seqs]
-        iterable = seqs[0] if len(seqs) == 1 else gast.Call(gast.Name("zip", gast.Load(), None, None), seqs, [])
-        elt = gast.copy_location(gast.Call(f, [gast.Name(i, gast.Load(), None, None) for i in items], []), node)
+        iterable = seqs[0] if len(seqs) == 1 else gast.Call(_gast_name("zip"), seqs, [])
+        elt = gast.copy_location(gast.Call(f, [_gast_name(i) for i in items], []), node)
         return self.list_of(elt, items, iterable, env, lets)
 
     def keys(self, seq: gast.Name, key: gast.expr | None, env: dict, lets: list) -> ir.Atom:
@@ -1141,7 +1145,7 @@ class _Lowerer:
             return env[seq.id]
         f = self.function_operand(key, env, lets)
         item = self.names.fresh("item")
-        elt = gast.copy_location(gast.Call(f, [gast.Name(item, gast.Load(), None, None)], []), key)
+        elt = gast.copy_location(gast.Call(f, [_gast_name(item)], []), key)
         return self.list_of(elt, [item], seq, env, lets)
 
     def sorted(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
@@ -1155,7 +1159,7 @@ class _Lowerer:
         reverse = self.atom(options["reverse"], env, lets) if "reverse" in options else ir.Const(False)
         order = self.synthetic(self._bind(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, "order")
         i = self.names.fresh("i")
-        elt = gast.copy_location(gast.Subscript(seq, gast.Name(i, gast.Load(), None, None), gast.Load()), node)
+        elt = gast.copy_location(gast.Subscript(seq, _gast_name(i), gast.Load()), node)
         return self.list_of(elt, [i], order, env, lets)
 
     def best(self, largest: bool, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
@@ -1229,6 +1233,11 @@ class _Lowerer:
                 raise self.error(UnsupportedSyntax, f"`{path}` takes star-parameters; not supported", node)
             atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
         return ir.Call(fn, atoms)
+
+
+def _gast_name(name: str, ctx: type = gast.Load) -> gast.Name:
+    """A name in code the lowerer writes (comprehensions, reduce, map, sorted)."""
+    return gast.Name(name, ctx(), None, None)
 
 
 def _return_none(env: dict, lets: list) -> ir.Block:

@@ -21,12 +21,14 @@ sparse `add`) and where no cotangent code is needed at all.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from .arrays import to_user_array
 from .errors import ChadTypeError
+from .ir import code_name
 from .runtime import Zero, tuple_part
 from .target import Expr, Lit, Obj
 
@@ -97,8 +99,7 @@ class Fn(VType):
     env: tuple[VType, ...] = ()
 
     def __repr__(self) -> str:
-        name = getattr(self.code, "name", None) or getattr(self.code, "__name__", "?")
-        return f"Fn({name}; " + ", ".join(map(repr, self.env)) + ")"
+        return f"Fn({code_name(self.code)}; " + ", ".join(map(repr, self.env)) + ")"
 
     @property
     def env_type(self) -> VType:
@@ -112,14 +113,26 @@ def _kept(t: VType) -> bool:
     return is_active(t) or t is BOTTOM or holds_function(t)
 
 
-def holds_function(t: VType) -> bool:
+def functions_in(t: VType) -> Iterator[Fn]:
+    """The function values a value of type t holds (in containers, and captured by them)."""
     if isinstance(t, Fn):
-        return True
-    if isinstance(t, Tup):
-        return any(holds_function(i) for i in t.items)
-    if isinstance(t, Dct):
-        return any(holds_function(f) for _, f in t.fields) if t.fields is not None else holds_function(t.item)
-    return isinstance(t, Lst) and holds_function(t.item)
+        yield t
+        parts: tuple[VType | None, ...] = t.env
+    elif isinstance(t, Tup):
+        parts = t.items
+    elif isinstance(t, Dct):
+        parts = tuple(f for _, f in t.fields) if t.fields is not None else (t.item,)
+    elif isinstance(t, Lst):
+        parts = (t.item,)
+    else:
+        return
+    for part in parts:
+        if part is not None:
+            yield from functions_in(part)
+
+
+def holds_function(t: VType) -> bool:
+    return next(functions_in(t), None) is not None
 
 
 def tup(items: tuple[VType, ...] | list[VType]) -> VType:
