@@ -1,6 +1,7 @@
 """chadpy: reverse-mode automatic differentiation of Python by source transformation,
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
+from . import rules  # noqa: F401  (registers the derivative rules)
 from .api import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
 from .primitives import defvjp

@@ -21,14 +21,45 @@ import numpy as np
 from . import cost
 from .build import Derivative, build, generate_source
 from .errors import ChadError, ChadTypeError, Loc
+from .primitives import lookup
 from .stages import stage_named
-from .vtypes import ARR, CONST, REAL, Tup, VType, from_user, is_active, of_value, to_user
+from .vtypes import REAL, from_user, is_active, of_value, to_user
 
 _CACHE_ATTR = "__chad_cache__"
+_DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
+_PRIMITIVE_CACHES: dict[object, dict] = {}  # the derivative caches of primitives (which have no __dict__)
 
 
-def _unwrap(f: Callable) -> types.FunctionType:
+def _unwrap(f: Callable) -> Callable:
     return getattr(f, "__chad_wrapped__", f)
+
+
+def _target(f: Callable) -> tuple[Callable, tuple]:
+    """What chadpy differentiates for `f` (a Python function or a primitive) and the values bound
+    before the caller's arguments (a bound method's instance: data, never differentiated)."""
+    fn = _unwrap(f)
+    if inspect.ismethod(fn):
+        inner, bound = _target(fn.__func__)
+        return inner, (*bound, fn.__self__)
+    if getattr(fn, _DERIVATIVE_ATTR, False) or getattr(fn, "__module__", "").startswith("chadpy."):
+        raise ChadError(
+            f"`{getattr(fn, '__name__', fn)}` here is a derivative chadpy made (or part of chadpy's API): "
+            "differentiating a derivative (grad of grad) is not supported yet"
+        )
+    if isinstance(fn, types.FunctionType) or lookup(fn) is not None:
+        return fn, ()
+    if not callable(fn):
+        raise ChadError(f"chadpy differentiates functions; got the {type(fn).__name__} {fn!r}")
+    raise ChadError(
+        f"chadpy has no rule for {getattr(fn, '__name__', type(fn).__name__)} and no Python source to differentiate; "
+        "register its derivative with chadpy.defvjp"
+    )
+
+
+def _derivative_function(f: Callable) -> Callable:
+    """Mark a function chadpy returns, so that differentiating it is a clear error, not a wrong number."""
+    setattr(f, _DERIVATIVE_ATTR, True)
+    return f
 
 
 def _shape(v: Any) -> Any:
@@ -42,28 +73,33 @@ def _shape(v: Any) -> Any:
     if kind is dict:  # its keys are part of its type (each key's value has its own)
         return kind, tuple((k, _shape(x)) for k, x in v.items())
     if kind is np.ndarray:
-        return kind, v.dtype.kind
+        return kind, v.ndim, v.dtype.kind
     if callable(v) and kind is not type:
         return v  # a function argument: its code (and the constants it reads) is part of the derivative
     return kind
 
 
-def _derivative(
-    fn: types.FunctionType, values: tuple, argnums: tuple[int, ...], simplify: bool, stage: str
-) -> Derivative:
+def _derivative(fn: Callable, values: tuple, argnums: tuple[int, ...], simplify: bool, stage: str) -> Derivative:
     """The cached derivative for these argument types (built on first use)."""
-    cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
+    if isinstance(fn, types.FunctionType):
+        cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
+    else:
+        cache = _PRIMITIVE_CACHES.setdefault(fn, {})
     key = (argnums, tuple(map(_shape, values)), simplify, stage)
     d = cache.get(key)
     if d is None or not d.watch.still_valid():
         sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
         d = cache[key] = build(fn, sig, stage_named(stage), simplify)
-    fn.__dict__["__chad_last_sig__"] = d.sig
+    cache["last_sig"] = d.sig
     return d
 
 
-def _bind(fn: types.FunctionType, args: tuple, kwargs: dict) -> tuple:
+def _bind(fn: Callable, args: tuple, kwargs: dict) -> tuple:
     """All parameter values in order (defaults filled in)."""
+    if not isinstance(fn, types.FunctionType):  # a primitive: its arguments by position
+        if kwargs:
+            raise ChadError(f"{fn.__name__}: differentiate a primitive with positional arguments only")
+        return args
     code = fn.__code__
     if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount:
         return args  # the common case, without inspect's overhead
@@ -84,29 +120,35 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
 
 
 def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str):
-    """Run the forward pass; return (result, pullback over argnums, result type)."""
-    fn = _unwrap(f)
-    values = _bind(fn, args, kwargs)
-    d = _derivative(fn, values, argnums, simplify, stage)
+    """Run the forward pass; return (result, pullback over argnums, the function's location)."""
+    fn, bound = _target(f)
+    values = _bind(fn, (*bound, *args), kwargs)
+    nums = tuple(len(bound) + i for i in argnums)  # a bound method's instance comes first
+    d = _derivative(fn, values, nums, simplify, stage)
     sig = d.sig
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
 
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(to_user(cts[i], sig[i], values[i]) for i in argnums)
+        return tuple(to_user(cts[i], sig[i], values[i]) for i in nums)
 
-    return result, pullback, result_type, d.entry.fn.loc
+    return result, pullback, d.entry.fn.loc
 
 
-def _scalar_ct(fn: Callable, value: Any, t: VType, loc: Loc) -> float:
-    """The seed cotangent 1.0, after checking the output is a float."""
-    if t is REAL or (t is CONST and isinstance(value, float)):
+def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
+    """The seed cotangent 1.0, after checking the output is a float (a Python float, a NumPy
+    floating scalar or a 0-d float array)."""
+    if (
+        isinstance(value, (float, np.floating))
+        or isinstance(value, np.ndarray)
+        and value.shape == ()
+        and (value.dtype.kind == "f")
+    ):
         return 1.0
-    if t in (ARR, CONST) and isinstance(value, (np.floating, np.ndarray)) and np.ndim(value) == 0:
-        return 1.0  # a NumPy scalar (np.sum of an array)
     raise ChadTypeError(
-        f"grad of {_unwrap(fn).__name__} needs a scalar float output, got {type(value).__name__}; use vjp for others",
+        f"grad of {getattr(_unwrap(fn), '__name__', fn)} needs a scalar float output, "
+        f"got {type(value).__name__}; use vjp for others",
         loc,
     )
 
@@ -119,31 +161,22 @@ def value_and_grad(
     stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
+    _target(f)  # a value chadpy cannot differentiate fails here, not at the first call
 
-    @functools.wraps(_unwrap(f))
+    @functools.wraps(_unwrap(f), updated=())
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
         nums = _argnums(argnums, len(args))
-        result, pullback, t, loc = _vjp(f, args, kwargs, nums, simplify, stage)
+        result, pullback, loc = _vjp(f, args, kwargs, nums, simplify, stage)
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
-            out_t = t.items[0] if isinstance(t, Tup) else CONST
-            seed: Any = (_scalar_ct(f, result[0], out_t, loc), _zero_like_aux(result[1]))
+            seed: Any = (_scalar_ct(f, result[0], loc), None)
         else:
-            seed = _scalar_ct(f, result, t, loc)
+            seed = _scalar_ct(f, result, loc)
         grads = pullback(seed)
         return result, (grads[0] if isinstance(argnums, int) else grads)
 
-    return value_and_grad_f
-
-
-def _zero_like_aux(aux: Any) -> Any:
-    """A zero cotangent in the structure of the auxiliary output."""
-    if isinstance(aux, float):
-        return 0.0
-    if isinstance(aux, tuple):
-        return tuple(_zero_like_aux(a) for a in aux)
-    return None
+    return _derivative_function(value_and_grad_f)
 
 
 def grad(
@@ -156,23 +189,23 @@ def grad(
     """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
     vg = value_and_grad(f, argnums, has_aux, simplify, stage)
 
-    @functools.wraps(_unwrap(f))
+    @functools.wraps(_unwrap(f), updated=())
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
-    return grad_f
+    return _derivative_function(grad_f)
 
 
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
-    result, pullback, _, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify, stage)
+    result, pullback, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify, stage)
     if not has_aux:
         return result, pullback
     out, aux = result
 
     def pullback_out(ct: Any) -> tuple:
-        return pullback((ct, _zero_like_aux(aux)))
+        return pullback((ct, None))  # the aux output takes no cotangent
 
     return out, pullback_out, aux
 
@@ -192,12 +225,13 @@ def source(
     `annotate` puts a comment on each part naming the CHAD rule that made it, and the
     environment's slot layout on each scope.
     """
-    fn = _unwrap(f)
+    fn, bound = _target(f)
     if args or kwargs:
-        values = _bind(fn, args, kwargs)
-        sig = tuple(of_value(v, i < len(args)) for i, v in enumerate(values))
+        values = _bind(fn, (*bound, *args), kwargs)
+        sig = tuple(of_value(v, len(bound) <= i < len(bound) + len(args)) for i, v in enumerate(values))
     else:
-        sig = fn.__dict__.get("__chad_last_sig__") or tuple(REAL for _ in inspect.signature(fn).parameters)
+        cache = getattr(fn, "__dict__", {}).get(_CACHE_ATTR, {})
+        sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
     text, _, _, _ = generate_source(fn, sig, stage_named(stage), simplify, annotate)
     return text
 
@@ -223,12 +257,12 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     Arrays among the arguments are counted element-wise (`cost.counted`). `ct` is the
     output cotangent (default 1.0: f must then return a float; pass `ct` for other outputs).
     """
-    fn = _unwrap(f)
-    values = cost.counted(_bind(fn, args, {}))
-    d = _derivative(fn, values, tuple(range(len(args))), simplify, stage)
+    fn, bound = _target(f)
+    values = cost.counted(_bind(fn, (*bound, *args), {}))
+    d = _derivative(fn, values, tuple(range(len(bound), len(values))), simplify, stage)
     result, backpropagator = d.forward(*values)
     if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
-        ct = _scalar_ct(fn, result, d.result_type, d.entry.fn.loc)
+        ct = _scalar_ct(fn, result, d.entry.fn.loc)
     seed = from_user(ct, d.result_type) if is_active(d.result_type) else None
     backpropagator(seed)  # warm up: first-call effects (imports, caches) are not the program's cost
     _, primal = cost.measure(lambda: fn(*values))
@@ -246,6 +280,12 @@ class Reverse:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__chad_wrapped__(*args, **kwargs)
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        """A method decorated with `@reverse`: bound to its instance like a plain function."""
+        if instance is None:
+            return self
+        return Reverse(types.MethodType(self.__chad_wrapped__, instance), self.stage)
 
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""

@@ -564,13 +564,17 @@ def extreme_seq_ct(d: object, y: object, xs: object) -> object:
 
 
 def array_ct(d: object, x: object) -> object:
-    """Cotangent of x in `np.array(x)`: an array's, or a list's {position: row}."""
+    """Cotangent of x in `np.array(x)`: an array's; a number's; a (nested) list's or tuple's
+    {position: cotangent of that element}."""
     if d is Zero:
         return Zero
     if isinstance(x, np.ndarray):
         return d
-    d = dense(d, np.asarray(x, dtype=float))
-    return {k: (float(d[k]) if d.ndim == 1 else d[k]) for k in range(len(x))}
+    if not isinstance(x, (list, tuple)):
+        return _py_scalar(_arr(d))
+    d = _arr(d)
+    d = np.broadcast_to(d, np.shape(x)) if d.shape != np.shape(x) else d
+    return {k: array_ct(d[k], item) for k, item in enumerate(x)}
 
 
 # ---------------------------------------------------------------- assertions and powers

@@ -9,8 +9,11 @@ from __future__ import annotations
 import hashlib
 import linecache
 import os
+import sys
 import tempfile
+import threading
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .chad import chad_spec
@@ -21,6 +24,9 @@ from .simplify import simplify as simplify_def
 from .source import Watch
 from .stages import Stage
 from .vtypes import VType
+
+_DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
+_DEEP_STACK = 512 * 1024 * 1024  # bytes of C stack for the thread that compiles them
 
 
 @dataclass
@@ -44,6 +50,44 @@ class Derivative:
 
 def generate_source(
     fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
+) -> tuple[str, dict[str, object], Spec, Watch]:
+    """The derivative's source text, the objects its names need, its entry specialisation and what it read."""
+    try:
+        return _generate_source(fn, sig, stage, simplify, annotate)
+    except RecursionError:  # a deeply nested expression: the passes recurse once per level
+        return _with_deep_recursion(_generate_source, fn, sig, stage, simplify, annotate)
+
+
+def _with_deep_recursion(f: Callable, *args: object) -> object:
+    """f(*args) in a thread with a large stack and a high recursion limit (the limit is process-wide:
+    restored after)."""
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append((True, f(*args)))
+        except BaseException as e:  # noqa: BLE001  (re-raised in the caller's thread)
+            result.append((False, e))
+
+    limit = sys.getrecursionlimit()
+    size = threading.stack_size()
+    sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+    threading.stack_size(_DEEP_STACK)
+    try:
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    ok, value = result[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _generate_source(
+    fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool, annotate: bool
 ) -> tuple[str, dict[str, object], Spec, Watch]:
     watch = Watch()
     program = Program(watch)

@@ -64,7 +64,7 @@ from .target import (
     call,
     expr_names,
 )
-from .vtypes import ARR, CONST, REAL, Dct, Fn, Lst, Tup, VType, holds_function, is_active, zero_of
+from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number, zero_of
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
@@ -237,7 +237,7 @@ class _Chad:
                 self.slot[atom.name],
                 self.ct[atom.name],
                 d,
-                self.spec.types[atom.name] is REAL,
+                isinstance(self.spec.types[atom.name], Float),
                 comment=f"D[{atom.name}]",
             )
         ]
@@ -287,7 +287,7 @@ class _Chad:
                 base_t = self.type_of(e.base)
                 if isinstance(base_t, Dct):
                     return index
-                if base_t is CONST:
+                if not isinstance(base_t, (Lst, Tup, Arr)):  # data: a dict or a sequence
                     return call(element, base, index)
             return Item(base, index)
         if isinstance(e, ir.Prim):
@@ -322,7 +322,7 @@ class _Chad:
         d = Name(self.d)
         base_t = self.type_of(e.base)
         x, index = self.primal(e.base), self.primal(e.index)
-        if base_t is ARR:
+        if isinstance(base_t, Arr):
             return "an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
         if isinstance(base_t, Fn):
             return "a one-hot cotangent of the function's captured values", self.var(e.base, DictX([index], [d])), []
@@ -393,7 +393,7 @@ class _Chad:
             saved = self.names.fresh("saved")
             saves.append(Assign([saved], op.saves(y, *args), comment=f"kept for D[{op.name}]"))
             extra["saved"] = Name(saved)
-        to_array = op.elementwise and isinstance(target, str) and self.spec.types[target] is ARR
+        to_array = op.elementwise and isinstance(target, str) and isinstance(self.spec.types[target], Arr)
         if to_array:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
             dense_d = self.names.fresh("d_dense")
             out.append(Assign([dense_d], call(dense, d, y)))
@@ -408,10 +408,17 @@ class _Chad:
                 continue
             if ct is None:
                 raise ChadTypeError(f"`{op.name}` has no derivative with respect to its argument {k + 1}")
-            if to_array and (len(e.args) > 1 or self.type_of(a) is not ARR):
+            if to_array and self.broadcasts(e.args, k):
                 ct = call(unbroadcast, ct, self.primal(a))  # broadcasting: sum back to the argument's shape
             out += self.var(a, ct)
         return rule, out, saves
+
+    def broadcasts(self, args: list[ir.Atom], k: int) -> bool:
+        """Whether argument k of an elementwise operation with an array result may have another shape
+        than the result: a scalar always does; an array does unless every other argument is a scalar."""
+        if not isinstance(self.type_of(args[k]), Arr):
+            return True
+        return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k)
 
     def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
         """D[loop]: run the iterations forward, recording each one's primal values on a tape;

@@ -13,6 +13,7 @@ in a `Namespace`, which becomes the globals of the generated module.
 from __future__ import annotations
 
 import math
+import re
 import sys
 
 import gast
@@ -86,6 +87,7 @@ class Namespace:
         self.bindings: dict[str, object] = {}
 
     def bind(self, preferred: str, obj: object) -> str:
+        preferred = re.sub(r"\W", "_", preferred).lstrip("0123456789") or "obj"  # an identifier whatever its path
         name, k = preferred, 0
         while name in self.local_names or (name in self.bindings and self.bindings[name] is not obj):
             k += 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from .cost import charge
 from .runtime import Zero, add
-from .vtypes import REAL, Tup, VType
+from .vtypes import Float, Tup, VType
 
 # ---------------------------------------------------------------- Fig. 2 environment vectors
 
@@ -181,7 +181,7 @@ def dense_zero(t: VType) -> object:
     """The naive stage's zero of a tuple cotangent: every component present (Fig. 4)."""
     if isinstance(t, Tup):
         return {k: dense_zero(item) for k, item in enumerate(t.items)}
-    return 0.0 if t is REAL else Zero
+    return 0.0 if isinstance(t, Float) else Zero
 
 
 def dense_one_hot(t: VType, k: int, d: object) -> object:

@@ -16,30 +16,36 @@ from __future__ import annotations
 import types as pytypes
 from dataclasses import dataclass, field
 
-from . import ir
-from .errors import ChadError, ChadTypeError
+from . import ir, ownership
+from .errors import ChadError, ChadTypeError, UnknownFunction
+from .kinds import UNKNOWN
 from .lower import lower_function, lower_primitive
-from .primitives import PRIMITIVES, resolve
+from .primitives import lookup, resolve
 from .source import Watch
 from .vtypes import (
-    ARR,
     BOTTOM,
-    CONST,
-    REAL,
+    INT,
+    NONE,
+    OBJECT,
+    SLICE,
+    STR,
+    Arr,
     Dct,
     Fn,
     Lst,
     Tup,
     VType,
     dct,
+    describe,
+    element,
     functions_in,
     holds_function,
+    inactive,
     is_active,
     item_join,
     join,
     join_all,
-    lst,
-    tup,
+    of_value,
 )
 
 _MAX_ROUNDS = 50
@@ -56,9 +62,13 @@ class Spec:
     types: dict[str, VType] = field(default_factory=dict)
     result: VType = BOTTOM
     callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call or ir.Apply) -> callee specialisation
+    # Only called with inactive arguments so far (to learn its result's kind): if chadpy cannot
+    # type it, its callers run the original function instead, and `error` says why.
+    optional: bool = False
+    error: ChadError | None = None
 
     def type_of(self, atom: ir.Atom) -> VType:
-        return self.types[atom.name] if isinstance(atom, ir.Var) else CONST
+        return self.types[atom.name] if isinstance(atom, ir.Var) else of_value(atom.value, False)
 
     def active(self, atom: ir.Atom) -> bool:
         return is_active(self.type_of(atom))
@@ -76,7 +86,7 @@ class Program:
         """The IR of a function's code: lifted already, a primitive as a function, or lowered now."""
         if isinstance(code, ir.Function):
             return code
-        if not isinstance(code, pytypes.FunctionType) or code in PRIMITIVES:
+        if not isinstance(code, pytypes.FunctionType) or lookup(code) is not None:
             key = (code, arity)
             if key not in self.lowered:
                 self.lowered[key] = lower_primitive(code, arity)
@@ -91,8 +101,15 @@ class Program:
             raise lowered
         return lowered
 
-    def spec(self, code: object, sig: tuple[VType, ...]) -> Spec:
+    def spec(self, code: object, sig: tuple[VType, ...], optional: bool = False) -> Spec:
         key = (code, sig)
+        if key in self.specs:
+            spec = self.specs[key]
+            if not optional and spec.optional:
+                spec.optional = False
+                if spec.error is not None:
+                    raise spec.error
+            return spec
         if key not in self.specs:
             fn = self.function(code, len(sig))
             if len(fn.params) != len(sig):
@@ -102,7 +119,7 @@ class Program:
             while name in taken:
                 k += 1
                 name = f"{fn.name}_chad_{k}"
-            self.specs[key] = Spec(fn, sig, name)
+            self.specs[key] = Spec(fn, sig, name, optional=optional)
         return self.specs[key]
 
     def infer(self, entry: Spec) -> list[Spec]:
@@ -120,8 +137,15 @@ class Program:
             count = len(self.specs)
             changed = False
             for spec in reversed(list(self.specs.values())):
+                if spec.error is not None:
+                    continue
                 before = spec.result
-                _Infer(self, spec).run()
+                try:
+                    _Infer(self, spec).run()
+                except ChadError as e:
+                    if not spec.optional:
+                        raise
+                    spec.error, spec.result = e, OBJECT  # its callers run the original function
                 changed |= spec.result != before
             if not changed and len(self.specs) == count:
                 break
@@ -134,8 +158,9 @@ class Program:
         for s in reachable:  # now report what an early round's unknown (BOTTOM) types excused
             _Infer(self, s, strict=True).run()
         for s in reachable:  # BOTTOM left over only on paths that never return
-            s.types = {k: (CONST if v is BOTTOM else v) for k, v in s.types.items()}
-            s.result = CONST if s.result is BOTTOM else s.result
+            s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
+            s.result = OBJECT if s.result is BOTTOM else s.result
+            ownership.check(s)
         return reachable
 
 
@@ -169,19 +194,17 @@ class _Infer:
         if isinstance(t, Tup):
             if len(t.items) != len(target):
                 raise ChadTypeError(f"cannot unpack a tuple of {len(t.items)} into {len(target)} names")
-            for name, item in zip(target, t.items):
-                self.spec.types[name] = item
-        elif t is REAL or t is ARR:
-            raise ChadTypeError("cannot unpack a float or an array that carries derivatives; index it instead")
-        elif isinstance(t, (Lst, Dct)):
-            for name in target:
-                self.spec.types[name] = item_join(t) if isinstance(t, Lst) else CONST
-        else:
-            for name in target:
-                self.spec.types[name] = t  # CONST or BOTTOM
+            items = t.items
+        elif is_active(t) and not isinstance(t, (Lst, Dct)) or isinstance(t, Fn):
+            raise ChadTypeError(f"cannot unpack {describe(t)} that carries derivatives; index it instead")
+        else:  # a list's elements, a dict's keys, an array's rows, a str's characters, data
+            item = t.key if isinstance(t, Dct) else BOTTOM if t is BOTTOM else item_join(t)
+            items = (item,) * len(target)
+        for name, item in zip(target, items):
+            self.spec.types[name] = item
 
     def atom(self, a: ir.Atom) -> VType:
-        return self.spec.types[a.name] if isinstance(a, ir.Var) else CONST
+        return self.spec.type_of(a)
 
     def expr(self, e: ir.Expr) -> VType:
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
@@ -199,7 +222,7 @@ class _Infer:
             if not isinstance(fn, Fn):
                 raise ChadTypeError(
                     f"`{ir.format_atom(e.fn)}` is called, but it is not a function value chadpy made or can read "
-                    f"(its type is {fn!r})"
+                    f"(it is {describe(fn)})"
                 )
             args = tuple(self.atom(a) for a in e.args)
             if not isinstance(fn.code, ir.Function):
@@ -208,11 +231,12 @@ class _Infer:
             return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
         if isinstance(e, ir.MakeTuple):
             items = [self.atom(a) for a in e.items]
-            return lst(join_all(items)) if e.kind == "list" else tup(items)
+            return Lst(join_all(items) if items else BOTTOM) if e.kind == "list" else Tup(tuple(items))
         if isinstance(e, ir.MakeDict):
             values = [self.atom(a) for a in e.values]
             constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)
-            return dct(values, [k.value for k in e.keys] if constant else None)
+            key = join_all([self.atom(k) for k in e.keys])
+            return dct(values, [k.value for k in e.keys] if constant else None, key)
         if isinstance(e, ir.GetItem):
             return self.getitem(e)
         if isinstance(e, ir.Case):
@@ -225,18 +249,21 @@ class _Infer:
         """The result type of a call; registers the callee's specialisation where one is run.
 
         Calls with inactive arguments run the original function (no derivative flows),
-        unless a function value goes in or comes out (`always` for a function value's call)."""
+        unless a function value goes in or comes out (`always` for a function value's call);
+        chadpy still reads the callee to know what kind of value it returns (`object` if it
+        cannot: then nothing must flow through that value)."""
         if BOTTOM in args:
             return BOTTOM
         if not always and not any(is_active(t) or holds_function(t) for t in args):
             try:
-                callee = self.program.spec(code, args)
+                callee = self.program.spec(code, args, optional=True)
             except ChadError:
-                return CONST  # code chadpy cannot read, run as it is: fine while nothing flows through it
-            if not holds_function(callee.result) and callee.result is not BOTTOM:
-                return CONST
-        else:
-            callee = self.program.spec(code, args)
+                return OBJECT  # code chadpy cannot read, run as it is: fine while nothing flows through it
+            if callee.error is not None:
+                return OBJECT
+            if not holds_function(callee.result):
+                return inactive(callee.result)
+        callee = self.program.spec(code, args)
         self.spec.callees[id(e)] = callee
         if _transient(callee.result):
             raise ChadTypeError(
@@ -246,52 +273,53 @@ class _Infer:
         return callee.result
 
     def prim(self, e: ir.Prim) -> VType:
+        """The kind its rule gives; active if a derivative flows through it (a differentiable
+        primitive with an active argument)."""
         args = [self.atom(a) for a in e.args]
-        op = resolve(e.op, args)
-        if op.discrete:
-            return CONST
         if BOTTOM in args:
             return BOTTOM
-        if op.type_rule is not None:
-            return op.type_rule(*args)
-        if any(isinstance(t, Fn) for t in args):
-            raise ChadTypeError(f"`{op.name}` of a function value is not supported")
-        if any(isinstance(t, (Tup, Lst, Dct)) for t in args):
-            raise ChadTypeError(f"`{op.name}` on a tuple, list or dict that carries derivatives is not supported")
-        if not any(is_active(t) for t in args):
-            return CONST
-        if op.result == "array" or op.result == "same" and ARR in args:
-            return ARR
-        return REAL
+        op = resolve(e.op, args)
+        active = [k for k, t in enumerate(args) if is_active(t)]
+        if op.data_only and active:
+            raise UnknownFunction(
+                f"no derivative rule for `{op.name}` (its argument {active[0] + 1} carries derivatives); "
+                "register one with chadpy.defvjp"
+            )
+        if not op.containers and not op.discrete and any(isinstance(args[k], (Tup, Lst, Dct)) for k in active):
+            t = args[next(k for k in active if isinstance(args[k], (Tup, Lst, Dct)))]
+            raise ChadTypeError(f"`{op.name}` of {describe(t)} that carries derivatives is not supported")
+        consts = [a.value if isinstance(a, (ir.Const, ir.Ref)) else UNKNOWN for a in e.args]
+        t = op.kind(args, consts)
+        return t if active and not op.discrete else inactive(t)
 
     def getitem(self, e: ir.GetItem) -> VType:
         base = self.atom(e.base)
         if isinstance(base, Fn):  # a default argument, kept in the function value
             return base.env[e.index.value]
-        if base is REAL:
-            raise ChadTypeError("cannot index a float")
-        if base is ARR:
-            return ARR
+        if isinstance(base, Arr):
+            return element(base) if e.of_loop else _array_item(base, e, self.atom(e.index))
         if isinstance(base, Dct):
             if e.of_loop:
-                return CONST  # a loop over a dict yields its keys
+                return base.key  # a loop over a dict yields its keys
             if isinstance(e.index, (ir.Const, ir.Ref)):
                 return base.field(e.index.value)
             return item_join(base)
         if isinstance(base, Lst):
             return base if e.slice is not None else base.item
-        if not isinstance(base, Tup):
-            return base  # CONST or BOTTOM
-        if e.slice is not None:
-            if not isinstance(e.slice, slice):
-                return lst(item_join(base))  # run-time bounds: its length is not known statically
-            return tup(base.items[e.slice])
-        if isinstance(e.index, ir.Var):
-            return item_join(base)
-        k = e.index.value
-        if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
-            raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
-        return base.items[k]
+        if isinstance(base, Tup):
+            if e.slice is not None:
+                if not isinstance(e.slice, slice):
+                    return Lst(item_join(base))  # run-time bounds: its length is not known statically
+                return Tup(base.items[e.slice])
+            if isinstance(e.index, ir.Var):
+                return item_join(base)
+            k = e.index.value
+            if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
+                raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
+            return base.items[k]
+        if base is BOTTOM or base == STR or base == OBJECT:
+            return base  # not known yet; a str's characters; data
+        raise ChadTypeError(f"cannot index {describe(base)}")
 
     def loop(self, e: ir.Loop) -> VType:
         """Iterate the body's types until the state's types settle (they only grow)."""
@@ -299,8 +327,8 @@ class _Infer:
         for _ in range(_MAX_ROUNDS):
             for name, t in zip(e.state, types):
                 self.spec.types[name] = t
-            if e.index is not None:
-                self.spec.types[e.index] = CONST
+            if e.index is not None:  # a position, or a dict's key
+                self.spec.types[e.index] = item_join(self.atom(e.seq))
             if e.test is not None:
                 self.block(e.test)
             self.block(e.body)
@@ -317,7 +345,7 @@ class _Infer:
                     "captured a variable the loop changes: Python would use the new value; bind it as a default "
                     "parameter (`lambda y, k=k: ...`)"
                 )
-        return types[0] if len(types) == 1 else tup(types)
+        return types[0] if len(types) == 1 else Tup(tuple(types))
 
 
 def default_positions(code: ir.Function, given: int) -> list[int]:
@@ -333,3 +361,19 @@ def default_positions(code: ir.Function, given: int) -> list[int]:
 def _transient(t: VType) -> bool:
     """Whether t holds a function value that must not outlive the variables it captured."""
     return any(getattr(f.code, "transient", False) for f in functions_in(t))
+
+
+def _array_item(base: Arr, e: ir.GetItem, index: VType) -> VType:
+    """The type of `x[index]` for an array x: ints drop an axis each, slices keep one,
+    `None` adds one; anything else (integer arrays, masks, `...`) gives an array of any rank."""
+    if isinstance(e.slice, slice):
+        return base
+    dropped = 0
+    for part in index.items if isinstance(index, Tup) else (index,):
+        if part == INT:
+            dropped += 1
+        elif part == NONE:
+            dropped -= 1
+        elif part != SLICE:
+            return Arr(None, base.dtype, base.active)
+    return element(base, dropped)

@@ -50,10 +50,13 @@ Atom = Var | Const | Ref
 
 @dataclass
 class Prim:
-    """A primitive operation: an operator, a `math` function, a builtin."""
+    """A primitive operation: an operator, a `math` function, a builtin. `inplace`: Python
+    updates its first argument in place if that is a list or an array (`xs.append(v)`,
+    `a += b`); here it is a new value, which `ownership` checks nobody else can see."""
 
     op: Primitive
     args: list[Atom]
+    inplace: bool = False
 
 
 @dataclass

@@ -37,24 +37,14 @@ import numpy as np
 from . import ir
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .fence import fence
-from .primitives import (
-    ARGBEST,
-    ARGSORT,
-    ATTRIBUTES,
-    BINARY_FOLDS,
-    DICT_KEYS,
-    LIST_APPEND,
-    METHODS,
-    OPERATORS,
-    OVER_SEQUENCE,
-    POSITIONS,
-    PRIMITIVES,
-    RANGE,
-    REDUCE,
-    Primitive,
-)
+from .kinds import fixed
+from .primitives import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, Primitive, lookup
+from .rules.scalar import BINARY_FOLDS
+from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, LIST_APPEND, OVER_SEQUENCE, POSITIONS, REDUCE
 from .runtime import check
 from .source import ParsedFunction, Watch, is_missing, parse_function
+from .target import CallX, Obj
+from .vtypes import OBJECT
 
 _BINOPS = {
     gast.Add: "+",
@@ -80,6 +70,9 @@ _CMPOPS = {
 }
 _COMPARE_NAMES = {"lt", "le", "gt", "ge", "eq", "ne", "is", "is_not", "in", "not_in", "not"}
 _UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not"}
+RANGE = PRIMITIVES[builtins.range]
+# Builtins that read the calling frame: never run as data (they could see values a derivative flows through).
+_FRAME_READERS = (eval, exec, compile, globals, locals, vars)
 
 
 def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
@@ -91,15 +84,16 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
 
 def lower_primitive(fn: object, arity: int) -> ir.Function:
     """A primitive used as a function value (`integrate(math.sin, 0.0, x)`): `def sin(x0): return sin(x0)`."""
-    prim = PRIMITIVES.get(fn) if _hashable(fn) else None
+    prim = lookup(fn)
     if prim is None:
-        raise UnknownFunction(f"no derivative rule for {fn!r} and no Python source to differentiate")
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise UnknownFunction(f"no derivative rule for `{name}` and no Python source to differentiate")
     least, most = prim.nargs
     loc = Loc("<chadpy primitive>", 0, prim.name, "")
     if arity < least or most is not None and arity > most:
         raise ChadError(f"`{prim.name}` as a function value called with {arity} arguments", loc)
     params = [f"x{k}" for k in range(arity)]
-    body = ir.Block([ir.Let("y", ir.Prim(prim, [ir.Var(p) for p in params]), loc)], ir.Var("y"))
+    body = ir.Block([ir.Let("y", with_defaults(prim, [ir.Var(p) for p in params]), loc)], ir.Var("y"))
     return ir.Function(prim.name.split(".")[-1], params, body, loc, fn)
 
 
@@ -316,8 +310,6 @@ class _Lowerer:
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
         self.loops: list[_LoopExits] = []  # the loops being lowered, innermost last
-        self.owned: set[str] = set()  # lists the function created that nobody else holds: appendable
-        self.anonymous: set[str] = set()  # lists built by a comprehension, not yet named by the user
 
     def error(self, cls: type[ChadError], message: str, node: gast.AST | None = None) -> ChadError:
         return cls(message, self.parsed.loc(node) if node is not None else self.loc)
@@ -350,8 +342,9 @@ class _Lowerer:
         own = _parameters(self.node)
         for p in own:
             self.bind(p, env)
-        if own_name is not None:  # a recursive def: itself, made again from its own environment
-            lets.append(ir.Let(self.bind(own_name, env), ir.MakeClosure(code, [env[v] for v in captured]), self.loc))
+        if own_name is not None:  # a recursive def: itself, made again from its own environment (defaults too)
+            itself = ir.MakeClosure(code, [ir.Var(t) for t in targets])
+            lets.append(ir.Let(self.bind(own_name, env), itself, self.loc))
         body = self.block(_function_body(self.node), env, _return_none, set())
         body.lets[:0] = lets
         code.params = [env_param, *own]
@@ -390,8 +383,6 @@ class _Lowerer:
         changing = [v for v in [*captured, own_name] if v in later]
         code.transient = bool(changing)
         made = ir.MakeClosure(code, [env[v] for v in captured] + defaults)
-        for a in made.captured:
-            self.escape(a)  # a captured list is shared: no appending to it afterwards
         return made, _Closure(code, {v: env[v] for v in captured}, changing)
 
     def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through, live_out: set[str]) -> ir.Block:
@@ -412,9 +403,7 @@ class _Lowerer:
                 cond = self.atom(stmt.test, env, lets)
                 if _may_exit(stmt.body) or _may_exit(stmt.orelse):
                     # the rest of the block goes into both branches (early return, break, continue)
-                    owned = set(self.owned)
                     then = self.block(stmt.body + rest, dict(env), fall_through, live_out)
-                    self.owned = owned
                     orelse = self.block(stmt.orelse + rest, dict(env), fall_through, live_out)
                     return self.case_result(cond, then, orelse, lets, stmt)
                 self.join_if(stmt, cond, env, lets, live=_read(rest) | live_out)
@@ -462,12 +451,6 @@ class _Lowerer:
         init = [env.get(v, ir.Const(None)) for v in state]
         body_env = dict(env)
         params = [self.bind(v, body_env) for v in state]
-        owned_params = set()
-        for p, a in zip(params, init):
-            if isinstance(a, ir.Var) and a.name in self.owned:
-                self.owned.discard(a.name)
-                self.owned.add(p)
-                owned_params.add(p)
         status = self.names.fresh("status") if stops else None
         retval = self.names.fresh("retval") if returns else None
         exits = _LoopExits(state, status, retval)
@@ -510,17 +493,6 @@ class _Lowerer:
 
         outputs = ([self.names.fresh("status")] if status else []) + [self.bind(v, env) for v in state]
         outputs += [self.names.fresh("retval")] if retval else []
-        for p, n, out in zip(all_params, nxt, outputs):
-            if p in owned_params:
-                if isinstance(n, ir.Var) and n.name in self.owned:
-                    self.owned.discard(n.name)
-                    self.owned.add(out)
-                elif p not in self.owned:  # appended to, then replaced by another list
-                    raise self.error(
-                        UnsupportedSyntax,
-                        "a list appended to in this loop is replaced by a list the function did not create",
-                        stmt,
-                    )
         expr = ir.Loop(all_params, all_init, index, seq, test, body, nxt, nxt[0] if status else None)
         target = outputs[0] if len(outputs) == 1 else tuple(outputs) if outputs else self.names.fresh("_")
         lets.append(ir.Let(target, expr, loc))
@@ -607,16 +579,12 @@ class _Lowerer:
         joined = sorted((_assigned(stmt.body) | _assigned(stmt.orelse)) & live)
         loc = self.parsed.loc(stmt)
 
-        owned = {v: True for v in joined}
-
         def finish(branch_env: dict, branch_lets: list) -> ir.Block:
             for v in joined:
                 if v not in branch_env:
                     raise self.error(
                         UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
                     )
-                value = branch_env[v]
-                owned[v] &= isinstance(value, ir.Var) and value.name in self.owned
             if len(joined) == 1:
                 return ir.Block(branch_lets, branch_env[joined[0]])
             if not joined:
@@ -625,11 +593,8 @@ class _Lowerer:
             branch_lets.append(ir.Let(t, ir.MakeTuple([branch_env[v] for v in joined]), loc))
             return ir.Block(branch_lets, ir.Var(t))
 
-        before = set(self.owned)  # each path appends on its own
         then = self.block(stmt.body, dict(env), finish, live)
-        after_then, self.owned = self.owned, before
         orelse = self.block(stmt.orelse, dict(env), finish, live)
-        self.owned &= after_then
         case = ir.Case(cond, then, orelse)
         if len(joined) == 1:
             lets.append(ir.Let(self.bind(joined[0], env), case, loc))
@@ -637,9 +602,6 @@ class _Lowerer:
             lets.append(ir.Let(tuple(self.bind(v, env) for v in joined), case, loc))
         else:
             lets.append(ir.Let(self.names.fresh("_"), case, loc))
-        for v in joined:  # a list built (and appended to) on both paths stays appendable
-            if owned[v]:
-                self.owned.add(env[v].name)
 
     def statement(self, stmt: gast.stmt, env: dict, lets: list) -> None:
         loc = self.loc
@@ -653,12 +615,7 @@ class _Lowerer:
                 return
             if len(targets) == 1 and isinstance(targets[0], gast.Name):
                 value = self.expr(stmt.value, env, lets)
-                fresh = isinstance(value, ir.Var) and value.name in self.anonymous and value.name in self.owned
-                self.escape(value)  # `b = a`: a list now has two names, neither may append
-                name = self.bind(targets[0].id, env)
-                lets.append(ir.Let(name, value, loc))
-                if fresh or isinstance(value, (ir.Prim, ir.MakeTuple)) and _creates_list(value):
-                    self.owned.add(name)
+                lets.append(ir.Let(self.bind(targets[0].id, env), value, loc))
                 return
             value = self.atom(stmt.value, env, lets)
             for target in targets:  # a = b = e binds both to the same value
@@ -669,7 +626,7 @@ class _Lowerer:
             op = OPERATORS[_BINOPS[type(stmt.op)]] if type(stmt.op) in _BINOPS else None
             if op is None:
                 raise self.error(UnsupportedSyntax, f"augmented `{type(stmt.op).__name__}` is not supported", stmt)
-            value = ir.Prim(op, [current, self.atom(stmt.value, env, lets)])
+            value = ir.Prim(op, [current, self.atom(stmt.value, env, lets)], inplace=True)
             lets.append(ir.Let(self.bind(name, env), value, loc))
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
@@ -701,29 +658,8 @@ class _Lowerer:
         xs = self.read(name, env, node.func.value)
         if len(node.args) != 1 or node.keywords:
             raise self.error(UnsupportedSyntax, "`append` takes one argument", node)
-        if not (isinstance(xs, ir.Var) and xs.name in self.owned):
-            raise self.error(
-                UnsupportedSyntax,
-                f"`{name}.append`: chadpy appends only to a list the function itself created and holds under "
-                f"one name (a caller's list is never mutated); copy it first: `{name} = list({name})`",
-                node,
-            )
         v = self.atom(node.args[0], env, lets)
-        self.escape(v)
-        self.owned.discard(xs.name)
-        new = self.bind(name, env)
-        lets.append(ir.Let(new, ir.Prim(LIST_APPEND, [xs, v]), self.loc))
-        self.owned.add(new)
-
-    def escape(self, e: ir.Expr) -> ir.Expr:
-        """A list stored elsewhere (another name, a tuple, a call) may no longer be appended to."""
-        if isinstance(e, ir.Var):
-            self.owned.discard(e.name)
-        for a in e.items if isinstance(e, ir.MakeTuple) else e.args if isinstance(e, (ir.Call, ir.Apply)) else ():
-            self.escape(a)
-        for a in e.values if isinstance(e, ir.MakeDict) else ():
-            self.escape(a)
-        return e
+        lets.append(ir.Let(self.bind(name, env), ir.Prim(LIST_APPEND, [xs, v], inplace=True), self.loc))
 
     def assign(self, target: gast.AST, value: ir.Atom, env: dict, lets: list) -> None:
         if isinstance(target, gast.Name):
@@ -773,7 +709,9 @@ class _Lowerer:
         if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value):
             return ir.Ref(path, value)
         value = getattr(value, "__chad_wrapped__", value)
-        if isinstance(value, types.FunctionType) or _hashable(value) and value in PRIMITIVES:
+        if isinstance(value, type):
+            return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`)
+        if isinstance(value, types.FunctionType) or lookup(value) is not None:
             return ir.MakeClosure(value, [])
         kind = "a function chadpy has no rule for" if callable(value) else f"a {type(value).__name__}"
         raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
@@ -812,14 +750,14 @@ class _Lowerer:
                 if node.attr not in ATTRIBUTES:
                     raise self.error(UnsupportedSyntax, f"the attribute `.{node.attr}` is not supported", node)
                 base = self.atom(node.value, env, lets)
-                return ir.Prim(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
+                return with_defaults(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
             path, value = self.static_path(node, env)
             return self.outside(path, value, node)
         if isinstance(node, gast.List):
-            return self.escape(ir.MakeTuple([self.atom(e, env, lets) for e in node.elts], kind="list"))
+            return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts], kind="list")
         if isinstance(node, gast.Dict):
             keys = [self.atom(k, env, lets) for k in node.keys]
-            return self.escape(ir.MakeDict(keys, [self.atom(v, env, lets) for v in node.values]))
+            return ir.MakeDict(keys, [self.atom(v, env, lets) for v in node.values])
         if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
             return self.comprehension(node, env, lets)
         if isinstance(node, gast.BinOp):
@@ -845,7 +783,7 @@ class _Lowerer:
             cond = self.atom(node.test, env, lets)
             return ir.Case(cond, self.sub_block(node.body, env), self.sub_block(node.orelse, env))
         if isinstance(node, gast.Tuple):
-            return self.escape(ir.MakeTuple([self.atom(e, env, lets) for e in node.elts]))
+            return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts])
         if isinstance(node, gast.Subscript):
             base = self.atom(node.value, env, lets)
             index = node.slice
@@ -906,7 +844,6 @@ class _Lowerer:
         saved = {t: env[t] for t in targets if t in env}
         start = self.names.fresh("empty")
         lets.append(ir.Let(start, ir.MakeTuple([], kind="list"), self.loc))
-        self.owned.add(start)
         env[acc] = ir.Var(start)
         loc = self.loc
         self.loop(body[0], env, lets, live={acc})
@@ -915,7 +852,6 @@ class _Lowerer:
         for t in targets:  # comprehension variables do not leak (Python 3)
             env.pop(t, None)
         env.update(saved)
-        self.anonymous.add(result.name)
         return result
 
     def reduce(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
@@ -1035,19 +971,33 @@ class _Lowerer:
             return self.best(fn is builtins.max, path, node, env, lets)
         if fn in (builtins.enumerate, builtins.zip):
             raise self.error(UnsupportedSyntax, f"`{path}` is supported only as what a `for` loop iterates", node)
-        if _hashable(fn) and fn in OVER_SEQUENCE and len(node.args) == 1 and not node.keywords:
+        if fn in (builtins.max, builtins.min) and len(node.args) == 1 and not node.keywords:
             return ir.Prim(OVER_SEQUENCE[fn], [self.atom(node.args[0], env, lets)])
-        prim = PRIMITIVES.get(fn) if _hashable(fn) else None
+        prim = lookup(fn)
         if prim is not None:
             return self.prim_call(prim, path, node, env, lets)
         if isinstance(fn, types.FunctionType):
             return self.user_call(fn, path, node, env, lets)
-        raise self.error(
-            UnknownFunction,
-            f"no derivative rule for `{path}` ({type(fn).__name__}) and no Python source to differentiate; "
-            "register one with chadpy.defvjp",
-            node,
+        if any(fn is reader for reader in _FRAME_READERS):
+            raise self.error(UnknownFunction, f"`{path}` reads the function's own variables; not supported", node)
+        return self.data_call(fn, path, node, env, lets)
+
+    def data_call(self, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
+        """A call of something with neither a rule nor source (`np.random.rand`, a class): run as it is,
+        its result is data. An error if a derivative flows into it (never a silent zero)."""
+        args = [self.atom(a, env, lets) for a in node.args]
+        names = [k.arg for k in node.keywords]
+        args += [self.atom(k.value, env, lets) for k in node.keywords]
+        n = len(node.args)
+        prim = Primitive(
+            path,
+            lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:]))),
+            nargs=(0, None),
+            kind=fixed(OBJECT),
+            data_only=True,
+            fn=fn,
         )
+        return ir.Prim(prim, args)
 
     def argument(self, node: gast.expr, env: dict, lets: list) -> ir.Atom:
         """An argument of a call (or the function called): a function value here is used
@@ -1063,8 +1013,6 @@ class _Lowerer:
         """A call of a function value: its code on its captured values and the arguments.
         Missing trailing arguments take their defaults from the function value (`Apply`)."""
         args = [self.argument(a, env, lets) for a in node.args]
-        for a in args:
-            self.escape(a)  # the function may return the list it was given: a second name for it
         if node.keywords:
             args = self.keyword_arguments(fn, args, node, env, lets)
         return ir.Apply(fn, args)
@@ -1148,13 +1096,18 @@ class _Lowerer:
         elt = gast.copy_location(gast.Call(f, [_gast_name(item)], []), key)
         return self.list_of(elt, [item], seq, env, lets)
 
+    def elements(self, iterable: gast.expr, env: dict, lets: list) -> ir.Atom:
+        """The list of what a `for` loop over `iterable` yields (a dict's keys, an array's rows)."""
+        item = self.names.fresh("item")
+        return self.list_of(_gast_name(item), [item], iterable, env, lets)
+
     def sorted(self, node: gast.Call, env: dict, lets: list) -> ir.Atom:
         """`sorted(xs, key=f, reverse=r)`: the keys (discrete: no derivative flows through
         them), a stable argsort, then the elements in that order (a one-hot each)."""
         options = {k.arg: k.value for k in node.keywords}
         if len(node.args) != 1 or set(options) - {"key", "reverse"}:
             raise self.error(UnsupportedSyntax, "`sorted(xs, key=..., reverse=...)` is supported", node)
-        seq = self.synthetic(self.atom(node.args[0], env, lets), env, "seq")
+        seq = self.synthetic(self.elements(node.args[0], env, lets), env, "seq")
         keys = self.keys(seq, options.get("key"), env, lets)
         reverse = self.atom(options["reverse"], env, lets) if "reverse" in options else ir.Const(False)
         order = self.synthetic(self._bind(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, "order")
@@ -1167,7 +1120,7 @@ class _Lowerer:
         if not node.args or any(k.arg != "key" for k in node.keywords):
             raise self.error(UnsupportedSyntax, f"`{path}(xs, key=...)` is supported (not `default=`)", node)
         if len(node.args) == 1:
-            seq = self.synthetic(self.atom(node.args[0], env, lets), env, "seq")
+            seq = self.synthetic(self.elements(node.args[0], env, lets), env, "seq")
         else:
             items = ir.MakeTuple([self.atom(a, env, lets) for a in node.args])
             seq = self.synthetic(self._bind(items, lets, "candidates"), env, "seq")
@@ -1192,21 +1145,12 @@ class _Lowerer:
 
     def prim_call(self, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         args = [self.atom(a, env, lets) for a in node.args]
+        if prim.params is not None:
+            kwargs = {k.arg: self.atom(k.value, env, lets) for k in node.keywords}
+            return ir.Prim(prim, self.bind_arguments(prim, path, args, kwargs, node))
         least, most = prim.nargs
         if node.keywords:
-            if not prim.params:
-                raise self.error(UnsupportedSyntax, f"keyword arguments to `{path}` are not supported", node)
-            given: list[ir.Atom | None] = args[least:] + [None] * (len(prim.params) - len(args[least:]))
-            for k in node.keywords:
-                if k.arg not in prim.params or given[prim.params.index(k.arg)] is not None:
-                    raise self.error(
-                        UnsupportedSyntax, f"the keyword argument `{k.arg}` of `{path}` is not supported", node
-                    )
-                given[prim.params.index(k.arg)] = self.atom(k.value, env, lets)
-            last = max(i for i, g in enumerate(given) if g is not None)
-            args = args[:least] + [
-                g if g is not None else ir.Const(d) for g, d in zip(given[: last + 1], prim.defaults)
-            ]
+            raise self.error(UnsupportedSyntax, f"keyword arguments to `{path}` are not supported", node)
         if prim in BINARY_FOLDS and len(args) > 2:
             acc = args[0]
             for a in args[1:-1]:
@@ -1216,11 +1160,33 @@ class _Lowerer:
             raise self.error(UnsupportedSyntax, f"`{path}` with {len(args)} arguments is not supported", node)
         return ir.Prim(prim, args)
 
+    def bind_arguments(self, prim: Primitive, path: str, args: list, kwargs: dict, node: gast.AST) -> list[ir.Atom]:
+        """A call's arguments in the order of the primitive's `params`, bound by the real function's
+        signature (defaults filled in); every other parameter must be left at its default."""
+        signature = prim.signature()
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(ChadError, f"`{path}`: {e}", node) from None
+        for name, value in bound.arguments.items():
+            param = signature.parameters[name]
+            if name in prim.params or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) and not value:
+                continue
+            if not (isinstance(value, (ir.Const, ir.Ref)) and _same_value(value.value, param.default)):
+                taken = ", ".join(f"`{p}`" for p in prim.params)
+                raise self.error(
+                    UnsupportedSyntax,
+                    f"the argument `{name}` of `{path}` is not supported (only its default; chadpy handles {taken})",
+                    node,
+                )
+        try:
+            return [bound.arguments[p] if p in bound.arguments else ir.Const(prim.default(p)) for p in prim.params]
+        except TypeError as e:
+            raise self.error(ChadError, f"`{path}`: {e}", node) from None
+
     def user_call(self, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         args = [self.argument(a, env, lets) for a in node.args]
         kwargs = {k.arg: self.argument(k.value, env, lets) for k in node.keywords}
-        for a in args + list(kwargs.values()):
-            self.escape(a)  # the callee may return the list it was given: a second name for it
         try:
             bound = inspect.signature(fn).bind(*args, **kwargs)
         except TypeError as e:
@@ -1244,16 +1210,12 @@ def _return_none(env: dict, lets: list) -> ir.Block:
     return ir.Block(lets, ir.Const(None))
 
 
-def _creates_list(e: ir.Expr) -> bool:
-    """A fresh list object: a literal, a copy, a concatenation."""
-    if isinstance(e, ir.MakeTuple):
-        return e.kind == "list"
-    return e.op.name in ("list", "add")  # `a + b` on lists (resolved to concatenation later)
+def _same_value(value: object, default: object) -> bool:
+    """Whether a constant argument is the parameter's default (`ord=None`, `keepdims=np._NoValue`)."""
+    return value is default or type(value) is type(default) and value == default
 
 
-def _hashable(x: object) -> bool:
-    try:
-        hash(x)
-    except TypeError:
-        return False
-    return True
+def with_defaults(prim: Primitive, args: list[ir.Atom]) -> ir.Prim:
+    """`prim` applied to its leading arguments, the others at their defaults."""
+    rest = prim.params[len(args) :] if prim.params is not None else ()
+    return ir.Prim(prim, [*args, *(ir.Const(prim.default(p)) for p in rest)])

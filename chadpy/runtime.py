@@ -128,6 +128,21 @@ def concat_ct(d: object, n: int) -> tuple[object, object]:
     return a, b
 
 
+def repeated_length(a: object, b: object) -> int:
+    """The length of the sequence operand of `xs * k` (or `k * xs`)."""
+    return len(a) if isinstance(a, (list, tuple)) else len(b)
+
+
+def repeat_ct(d: object, n: int, a: object) -> tuple[object, object]:
+    """Cotangents of (a, b) in `a * b` where one is a sequence of length n: each copy's part summed back."""
+    if d is Zero or n == 0:
+        return Zero, Zero
+    ct: dict = {}
+    for k, v in d.items():
+        ct[k % n] = add(ct[k % n], v) if k % n in ct else v
+    return (ct, Zero) if isinstance(a, (list, tuple)) else (Zero, ct)
+
+
 def slice_ct(d: object, positions: range) -> object:
     """Cotangent of xs from that of `xs[s]`, where `positions = range(len(xs))[s]`."""
     if d is Zero:

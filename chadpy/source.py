@@ -11,15 +11,17 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
 
 import gast
 
-from .errors import Loc, UnknownFunction, UnsupportedSyntax
+from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 
 _MISSING = object()
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 @dataclass
@@ -85,10 +87,15 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if not isinstance(fn, types.FunctionType):
         raise UnknownFunction(f"chadpy can only differentiate Python functions, not {type(fn).__name__} {fn!r}")
     code = fn.__code__
+    if code.co_filename.startswith(_PACKAGE):
+        raise ChadError(
+            f"`{fn.__name__}` is a derivative chadpy made (or part of chadpy): differentiating a derivative "
+            "(grad of grad) is not supported yet"
+        )
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
-    try:
-        lines, first = inspect.getsourcelines(fn)
+    try:  # by its code object: the function itself, never the one its `__wrapped__` names
+        lines, first = inspect.getsourcelines(code)
     except (OSError, TypeError) as e:
         raise UnknownFunction(
             f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
@@ -96,7 +103,7 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     text = textwrap.dedent("".join(lines))
     module = gast.parse(text)
     tree = module.body[0]
-    filename = inspect.getsourcefile(fn) or code.co_filename
+    filename = inspect.getsourcefile(code) or code.co_filename
     parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
     if isinstance(tree, gast.AsyncFunctionDef):
         raise UnsupportedSyntax("`async def` is not supported", parsed.loc(tree))

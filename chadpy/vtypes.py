@@ -1,22 +1,29 @@
-"""Value types, inferred per call signature: which values carry a cotangent.
+"""Value types, inferred per call signature: what each value is, and whether a cotangent flows through it.
 
 A derivative is specialised to the types of its arguments (like JAX traces on
-abstract values). The lattice is small:
+abstract values, without shapes). Every value has a *kind*, whether or not a
+derivative flows through it; *activity* (does it depend on a differentiated
+input?) is a separate bit on the kinds that can carry a cotangent:
 
-- `REAL`: a float that depends on a differentiated input (active);
-- `CONST`: anything that carries no cotangent: ints, bools, strings, and floats
-  that do not depend on a differentiated input (inactive);
-- `Tup(items)`: a tuple with at least one active component;
-- `Lst(item)`, `Dct(item)`: a list / dict whose elements (joined) are of type item;
+- `Float(active)`: a Python float or a NumPy floating scalar (`a[i]` of a 1-D
+  array, `np.sum(v)`): its cotangent is a float;
+- `Discrete(kind)`: an int, bool, None, str, ... (no cotangent, ever); the kind
+  `object` is a value chadpy knows nothing about (data it only passes around);
+- `Arr(rank, dtype, active)`: a NumPy array of that rank (None: not known
+  statically) and dtype kind ("f" float, "i" integer, "b" bool, "c" complex, "O");
+  only float arrays carry cotangents;
+- `Tup(items)`, `Lst(item)`, `Dct(item, fields, key)`: containers, active when a
+  component is;
 - `Fn(code, env)`: a function value after closure conversion (Section 9): which
   code it runs (static) and the types of the values it captured. Its cotangent is
   its environment's tuple cotangent; the code part has none (unit, Appendix C);
-- `ARR`: a NumPy array or NumPy scalar of floats (its shape is known at run time;
-  a Python float joined with an array value is `ARR` too);
 - `BOTTOM`: not known yet (used while inferring recursive functions and loops).
 
-The types decide what the generated code does with cotangents (a float `+=` or a
-sparse `add`) and where no cotangent code is needed at all.
+An `Arr` is the general representation of a number: its generated code works for
+any shape, a Python float included; a `Float` is always a scalar at run time, and
+its code is plain float arithmetic. So a value that is a float on one path and an
+array on another is an `Arr`, and so is a number computed from data chadpy knows
+nothing about.
 """
 
 from __future__ import annotations
@@ -38,17 +45,62 @@ class VType:
 
 
 @dataclass(frozen=True)
-class _Named(VType):
-    name: str
+class _Bottom(VType):
+    def __repr__(self) -> str:
+        return "bottom"
+
+
+BOTTOM = _Bottom()
+
+
+@dataclass(frozen=True)
+class Float(VType):
+    active: bool
 
     def __repr__(self) -> str:
-        return self.name
+        return "float'" if self.active else "float"
 
 
-REAL = _Named("REAL")
-CONST = _Named("CONST")
-BOTTOM = _Named("BOTTOM")
-ARR = _Named("ARR")
+REAL = Float(True)  # a float a derivative flows through
+FLOAT = Float(False)  # a float that does not depend on a differentiated input
+
+
+@dataclass(frozen=True)
+class Discrete(VType):
+    """A value that never carries a cotangent: `int`, `bool`, `None`, `str`, `slice`, `object`."""
+
+    kind: str
+
+    def __repr__(self) -> str:
+        return self.kind
+
+
+INT = Discrete("int")
+BOOL = Discrete("bool")
+NONE = Discrete("None")
+STR = Discrete("str")
+SLICE = Discrete("slice")
+OBJECT = Discrete("object")  # anything else: data chadpy passes along without looking inside
+
+_NUMERIC = {"bool": 0, "int": 1}  # the numeric tower: bool < int < float
+_DTYPES = "bifc"  # NumPy's promotion order of the dtype kinds chadpy distinguishes ("O" is above all)
+
+
+@dataclass(frozen=True)
+class Arr(VType):
+    rank: int | None
+    dtype: str
+    active: bool = False
+
+    def __repr__(self) -> str:
+        rank = "?" if self.rank is None else self.rank
+        names = {"f": "float", "i": "int", "b": "bool", "c": "complex"}
+        return f"array[{rank}, {names.get(self.dtype, 'object')}]" + ("'" if self.active else "")
+
+
+def arr(rank: int | None, dtype: str = "f", active: bool = False) -> Arr:
+    """An array type; only float arrays carry cotangents."""
+    return Arr(rank, dtype, active and dtype == "f")
 
 
 @dataclass(frozen=True)
@@ -56,7 +108,7 @@ class Tup(VType):
     items: tuple[VType, ...]
 
     def __repr__(self) -> str:
-        return "Tup(" + ", ".join(map(repr, self.items)) + ")"
+        return "(" + ", ".join(map(repr, self.items)) + ("," if len(self.items) == 1 else "") + ")"
 
 
 @dataclass(frozen=True)
@@ -64,22 +116,24 @@ class Lst(VType):
     item: VType
 
     def __repr__(self) -> str:
-        return f"Lst({self.item!r})"
+        return f"list[{self.item!r}]"
 
 
 @dataclass(frozen=True)
 class Dct(VType):
     """A dict: `fields` gives each key's type when the keys are known (an argument, a
     literal with constant keys); `item` is the join of the values (None when they differ
-    in kind, e.g. a tuple and a float: then only constant keys may be read)."""
+    in kind, e.g. a tuple and a float: then only constant keys may be read); `key` is the
+    type of its keys."""
 
     item: VType | None
     fields: tuple[tuple[object, VType], ...] | None = None
+    key: VType = OBJECT
 
     def __repr__(self) -> str:
         if self.fields is not None:
-            return "Dct{" + ", ".join(f"{k!r}: {t!r}" for k, t in self.fields) + "}"
-        return f"Dct({self.item!r})"
+            return "{" + ", ".join(f"{k!r}: {t!r}" for k, t in self.fields) + "}"
+        return f"dict[{self.key!r}, {self.item!r}]"
 
     def field(self, key: object) -> VType:
         if self.fields is not None:
@@ -99,18 +153,12 @@ class Fn(VType):
     env: tuple[VType, ...] = ()
 
     def __repr__(self) -> str:
-        return f"Fn({code_name(self.code)}; " + ", ".join(map(repr, self.env)) + ")"
+        return f"function {code_name(self.code)}(" + ", ".join(map(repr, self.env)) + ")"
 
     @property
     def env_type(self) -> VType:
         """The type of the environment tuple the code takes as its first parameter."""
-        return tup(self.env)
-
-
-def _kept(t: VType) -> bool:
-    """Whether a container holding t needs its own type (not CONST): t carries a
-    cotangent, is not known yet, or is a function (whose code a call must know)."""
-    return is_active(t) or t is BOTTOM or holds_function(t)
+        return Tup(self.env)
 
 
 def functions_in(t: VType) -> Iterator[Fn]:
@@ -135,20 +183,67 @@ def holds_function(t: VType) -> bool:
     return next(functions_in(t), None) is not None
 
 
-def tup(items: tuple[VType, ...] | list[VType]) -> VType:
-    """A tuple type; CONST when no component carries a cotangent or a function."""
-    items = tuple(items)
-    if any(_kept(t) for t in items):
-        return Tup(items)
-    return CONST
+def is_number(t: VType) -> bool:
+    """A scalar number: a float, an int or a bool."""
+    return isinstance(t, Float) or isinstance(t, Discrete) and t.kind in _NUMERIC
 
 
-def lst(item: VType) -> VType:
-    """A list type; CONST when its elements carry no cotangent and no function."""
-    return Lst(item) if _kept(item) else CONST
+def is_active(t: VType) -> bool:
+    if isinstance(t, (Float, Arr)):
+        return t.active
+    if isinstance(t, Tup):
+        return any(is_active(i) for i in t.items)
+    if isinstance(t, Dct):
+        return any(is_active(f) for _, f in t.fields) if t.fields is not None else is_active(t.item)
+    if isinstance(t, Fn):
+        return any(is_active(i) for i in t.env)
+    return isinstance(t, Lst) and is_active(t.item)
 
 
-def dct(values: list[VType], keys: list[object] | None = None) -> VType:
+def inactive(t: VType) -> VType:
+    """The same kind of value, with no derivative flowing through it."""
+    if isinstance(t, Float):
+        return FLOAT
+    if isinstance(t, Arr):
+        return Arr(t.rank, t.dtype)
+    if isinstance(t, Tup):
+        return Tup(tuple(map(inactive, t.items)))
+    if isinstance(t, Lst):
+        return Lst(inactive(t.item))
+    if isinstance(t, Dct):
+        fields = tuple((k, inactive(f)) for k, f in t.fields) if t.fields is not None else None
+        return Dct(inactive(t.item) if t.item is not None else None, fields, t.key)
+    if isinstance(t, Fn):
+        return Fn(t.code, tuple(map(inactive, t.env)))
+    return t
+
+
+def dtype_of(t: VType) -> str:
+    """The NumPy dtype kind a number of type t has in an array."""
+    if isinstance(t, Arr):
+        return t.dtype
+    if isinstance(t, Float):
+        return "f"
+    if isinstance(t, Discrete) and t.kind in _NUMERIC:
+        return "i" if t.kind == "int" else "b"
+    return "O"
+
+
+def promote(a: str, b: str) -> str:
+    """The dtype kind of a result of dtype kinds a and b."""
+    if a == "O" or b == "O":
+        return "O"
+    return _DTYPES[max(_DTYPES.index(a), _DTYPES.index(b))]
+
+
+def scalar(dtype: str, active: bool = False) -> VType:
+    """The type of an element of an array of dtype kind `dtype` (a NumPy scalar)."""
+    if dtype == "f":
+        return Float(active)
+    return {"i": INT, "b": BOOL}.get(dtype, OBJECT)
+
+
+def dct(values: list[VType], keys: list[object] | None = None, key: VType = OBJECT) -> VType:
     """A dict type from its values' types (and its keys, when they are known constants)."""
     try:
         item = BOTTOM
@@ -159,21 +254,9 @@ def dct(values: list[VType], keys: list[object] | None = None) -> VType:
     fields = tuple(zip(keys, values)) if keys is not None else None
     if item is None and fields is None:
         raise ChadTypeError("a dict whose values differ in kind (tuple, list, float) needs constant keys")
-    if item is not None and not _kept(item):
-        return CONST
-    return Dct(item, fields)
-
-
-def is_active(t: VType) -> bool:
-    if t is REAL or t is ARR:
-        return True
-    if isinstance(t, Tup):
-        return any(is_active(i) for i in t.items)
-    if isinstance(t, Dct):
-        return any(is_active(f) for _, f in t.fields) if t.fields is not None else is_active(t.item)
-    if isinstance(t, Fn):
-        return any(is_active(i) for i in t.env)
-    return isinstance(t, Lst) and is_active(t.item)
+    if keys is not None:
+        key = join_all([of_value(k, False) for k in keys]) if keys else OBJECT
+    return Dct(OBJECT if item is BOTTOM else item, fields, key)
 
 
 def item_join(t: VType) -> VType:
@@ -182,12 +265,31 @@ def item_join(t: VType) -> VType:
         out = BOTTOM
         for item in t.items:
             out = join(out, item)
-        return out
+        return OBJECT if out is BOTTOM else out
     if isinstance(t, Dct) and t.item is None:
-        raise ChadTypeError(f"values of different kinds ({t}) read at a run-time key; use constant keys")
+        raise ChadTypeError("values of different kinds read at a run-time key; use constant keys")
     if isinstance(t, (Lst, Dct)):
         return t.item
-    return t
+    if isinstance(t, Arr):
+        return element(t)
+    if t == STR:
+        return STR
+    return OBJECT
+
+
+def element(t: Arr, dropped: int = 1) -> VType:
+    """The type of `x[i]` (`dropped` indices) for an array x of type t: an array of lower rank, or a scalar."""
+    if t.rank is None:
+        return t
+    rank = t.rank - dropped
+    if rank < 0:
+        raise ChadTypeError(f"too many indices for an array of rank {t.rank}")
+    return scalar(t.dtype, t.active) if rank == 0 else Arr(rank, t.dtype, t.active)
+
+
+def _opaque(t: VType) -> bool:
+    """A discrete value that is not a number (a str, None, an object...)."""
+    return isinstance(t, Discrete) and t.kind not in _NUMERIC
 
 
 def join(a: VType, b: VType) -> VType:
@@ -196,73 +298,121 @@ def join(a: VType, b: VType) -> VType:
         return b
     if b is BOTTOM or a == b:
         return a
-    if a is CONST and b is REAL or a is REAL and b is CONST:
-        return REAL
-    if a is ARR and b in (REAL, CONST) or b is ARR and a in (REAL, CONST):
-        return ARR  # a float that is sometimes an array (or a NumPy scalar): numbers of run-time shape
-    if isinstance(a, (Tup, Lst, Dct)) and b is CONST:
-        return a
-    if isinstance(b, (Tup, Lst, Dct)) and a is CONST:
-        return b
+    if a == NONE or b == NONE:
+        return b if a == NONE else a  # None on one path: the value of the other (an optional value)
+    if is_number(a) and is_number(b):
+        if isinstance(a, Float) or isinstance(b, Float):
+            return Float(is_active(a) or is_active(b))
+        return INT  # an int and a bool
+    if isinstance(a, Arr) and (is_number(b) or isinstance(b, Arr)) or isinstance(b, Arr) and is_number(a):
+        rank = a.rank if isinstance(a, Arr) and isinstance(b, Arr) and a.rank == b.rank else None
+        if not isinstance(a, Arr) or not isinstance(b, Arr):
+            rank = a.rank if isinstance(a, Arr) else b.rank  # a number that is sometimes an array
+        return arr(rank, promote(dtype_of(a), dtype_of(b)), is_active(a) or is_active(b))
+    if _opaque(a) or _opaque(b):
+        other = b if _opaque(a) else a
+        if _opaque(other) or not is_active(other) and not holds_function(other):
+            return OBJECT
+        if is_number(other) or isinstance(other, Arr):
+            return arr(None, "f", True)  # a number of unknown shape: the general code handles any
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
-        return tup([join(x, y) for x, y in zip(a.items, b.items)])
+        return Tup(tuple(join(x, y) for x, y in zip(a.items, b.items)))
     if isinstance(a, Lst) and isinstance(b, Lst):
-        return lst(join(a.item, b.item))
+        return Lst(join(a.item, b.item))
     if isinstance(a, Fn) and isinstance(b, Fn):
         if a.code is not b.code or len(a.env) != len(b.env):
             raise ChadTypeError(
-                f"a variable (or list) holds different functions ({a!r} and {b!r}); chadpy needs each "
-                "function value's code to be known: one function per variable, or the same lambda for a list"
+                f"a variable (or list) holds different functions ({code_name(a.code)} and {code_name(b.code)}); "
+                "chadpy needs each function value's code to be known: one function per variable, or the same "
+                "lambda for a list"
             )
         return Fn(a.code, tuple(join(x, y) for x, y in zip(a.env, b.env)))
     if isinstance(a, Dct) and isinstance(b, Dct):
+        key = join(a.key, b.key)
         if a.fields is not None and b.fields is not None and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
-            return dct([join(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)], [k for k, _ in a.fields])
-        return dct([item_join(a), item_join(b)])
-    raise ChadTypeError(f"a variable holds values of different shapes ({a} and {b}) on different paths")
+            fields = [join(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)]
+            return dct(fields, [k for k, _ in a.fields])
+        return dct([item_join(a), item_join(b)], key=key)
+    raise ChadTypeError(
+        f"a variable holds values of different kinds ({describe(a)} and {describe(b)}) on different paths"
+    )
 
 
 def join_all(types: list[VType]) -> VType:
-    """The join of several types (CONST for none)."""
+    """The join of several types (`object` for none)."""
     out = BOTTOM
     for t in types:
         out = join(out, t)
-    return CONST if out is BOTTOM else out
+    return OBJECT if out is BOTTOM else out
+
+
+def describe(t: VType) -> str:
+    """A type in words, for messages."""
+    if isinstance(t, Float):
+        return "a float"
+    if isinstance(t, Arr):
+        return "an array"
+    if isinstance(t, Tup):
+        return f"a tuple of {len(t.items)}"
+    if isinstance(t, Lst):
+        return "a list"
+    if isinstance(t, Dct):
+        return "a dict"
+    if isinstance(t, Fn):
+        return f"the function {code_name(t.code)}"
+    if t == NONE:
+        return "None"
+    if isinstance(t, Discrete) and t.kind != "object":
+        return f"an {t.kind}" if t.kind == "int" else f"a {t.kind}"
+    return "a value"
 
 
 def of_value(value: object, active: bool) -> VType:
     """The type of an argument value; `active` says whether it is differentiated."""
-    if isinstance(value, bool) or value is None or isinstance(value, (int, str, bytes, np.integer, np.bool_)):
-        return CONST
-    if isinstance(value, float):
-        return REAL if active else CONST
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if value is None:
+        return NONE
+    if isinstance(value, (int, np.integer)):
+        return INT
+    if isinstance(value, str):
+        return STR
+    if isinstance(value, (float, np.floating)):
+        return Float(active)
     if isinstance(value, tuple):
-        return tup([of_value(v, active) for v in value])
+        return Tup(tuple(of_value(v, active) for v in value))
     if isinstance(value, list):
-        return lst(join_all([of_value(v, active) for v in value]))
+        return Lst(join_all([of_value(v, active) for v in value]) if value else BOTTOM)
     if isinstance(value, dict):
         return dct([of_value(v, active) for v in value.values()], list(value))
-    if isinstance(value, (np.ndarray, np.floating)):
-        return ARR if active and np.issubdtype(value.dtype, np.floating) else CONST
+    if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+        return arr(value.ndim, "i" if kind == "u" else kind if kind in _DTYPES else "O", active)
     if callable(value) and not isinstance(value, type):
         if active:
-            raise ChadTypeError(f"cannot differentiate with respect to a function ({value!r}); choose argnums")
+            raise ChadTypeError(f"cannot differentiate with respect to a function ({_name_of(value)}); choose argnums")
         return Fn(getattr(value, "__chad_wrapped__", value))  # its code is read like a called function's
     if not active:
-        return CONST
+        return OBJECT
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
+
+
+def _name_of(value: object) -> str:
+    return getattr(value, "__qualname__", None) or type(value).__name__
 
 
 def zero_of(t: VType) -> Expr:
     """The zero cotangent of type t, as generated code."""
-    return Lit(0.0) if t is REAL else Obj(Zero, "Zero")
+    return Lit(0.0) if isinstance(t, Float) else Obj(Zero, "Zero")
 
 
 def to_user(ct: object, t: VType, value: object) -> object:
     """A cotangent in the structure of the primal value it belongs to (None if discrete)."""
-    if t is REAL or t is ARR and not isinstance(value, (np.ndarray, np.floating)):
-        return None if isinstance(value, int) else float(ct) if ct is not Zero else 0.0
-    if t is ARR:
+    if not is_active(t):
+        return None
+    if isinstance(t, Float):
+        return float(ct) if ct is not Zero else 0.0
+    if isinstance(t, Arr):
         return to_user_array(ct, value)
     if isinstance(t, Tup):
         return tuple(to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value)))
@@ -275,15 +425,17 @@ def to_user(ct: object, t: VType, value: object) -> object:
 
 
 def from_user(ct: object, t: VType) -> object:
-    """A user-given cotangent (same structure as the value) in chadpy's sparse form."""
-    if t is REAL:
+    """A user-given cotangent (same structure as the value; None for a zero one) in chadpy's sparse form."""
+    if ct is None or not is_active(t):
+        return _zero(t)
+    if isinstance(t, Float):
         return float(ct)
-    if t is ARR:
+    if isinstance(t, Arr):
         return np.asarray(ct, dtype=float) if isinstance(ct, np.ndarray) else ct
     if isinstance(t, Tup):
         if not isinstance(ct, tuple) or len(ct) != len(t.items):
             raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
-        return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it)}
+        return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it) and c is not None}
     if isinstance(t, Lst):
         if not isinstance(ct, list):
             raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
@@ -297,4 +449,4 @@ def from_user(ct: object, t: VType) -> object:
 
 
 def _zero(t: VType) -> object:
-    return 0.0 if t is REAL else Zero
+    return 0.0 if isinstance(t, Float) else Zero

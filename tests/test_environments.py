@@ -31,12 +31,13 @@ from hypothesis import strategies as st
 from chadpy.cost import Cost, measure
 from chadpy.environments import DenseEV, EArr, PersistentEnv, SparseEV, _lookup, dense_one_hot, dense_zero
 from chadpy.runtime import Zero, add
-from chadpy.vtypes import ARR, CONST, REAL, Lst, Tup
+from chadpy.vtypes import INT, REAL, Lst, Tup, arr
 
 # ====================================================================== cotangent specs
 
 # A slot holds either a float ("real") or a tuple of this type ("tuple"), whose cotangent is a sparse dict.
 TUPLE_TYPE = Tup((REAL, Tup((REAL, REAL))))
+ARR = arr(1, "f", True)  # an active 1-D float array
 TUPLE_PATHS = ((0,), (1, 0), (1, 1))
 
 # How a scope's slot is zeroed: a float 0.0, the sparse `Zero`, or the naive stage's dense tuple of zeros.
@@ -488,7 +489,7 @@ def test_dense_zero_of_scalars_lists_and_arrays():
     assert isinstance(dense_zero(REAL), float)
     assert dense_zero(Lst(REAL)) is Zero
     assert dense_zero(ARR) is Zero
-    assert dense_zero(CONST) is Zero
+    assert dense_zero(INT) is Zero
     assert dense_zero(Tup((REAL, Lst(REAL), ARR))) == {0: 0.0, 1: Zero, 2: Zero}
 
 

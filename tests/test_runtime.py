@@ -15,7 +15,22 @@ import chadpy as chad
 from chadpy import runtime
 from chadpy.environments import EArr
 from chadpy.runtime import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
-from chadpy.vtypes import ARR, CONST, REAL, Dct, Lst, Tup, from_user, is_active, of_value, to_user
+from chadpy.vtypes import (
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    REAL,
+    STR,
+    Arr,
+    Dct,
+    Lst,
+    Tup,
+    from_user,
+    is_active,
+    of_value,
+    to_user,
+)
 
 # ====================================================================== Zero
 
@@ -256,21 +271,24 @@ def test_check_raises_without_message():
 
 
 def test_of_value_types():
-    assert of_value(1.0, True) is REAL
-    assert of_value(1.0, False) is CONST
-    assert of_value(3, True) is CONST
-    assert of_value(True, True) is CONST
-    assert of_value("s", True) is CONST
-    assert of_value(None, True) is CONST
-    assert of_value((1.0, 2), True) == Tup((REAL, CONST))
-    assert of_value((1, 2), True) is CONST
-    assert of_value((1.0, (2.0, "a")), False) is CONST
+    """Every value has a kind; only floats (and float arrays) of differentiated arguments are active."""
+    assert of_value(1.0, True) == REAL
+    assert of_value(1.0, False) == FLOAT
+    assert of_value(np.float32(1.0), True) == REAL  # a NumPy scalar is a float
+    assert of_value(3, True) == INT
+    assert of_value(True, True) == BOOL
+    assert of_value("s", True) == STR
+    assert of_value(None, True) == NONE
+    assert of_value((1.0, 2), True) == Tup((REAL, INT))
+    assert of_value((1, 2), True) == Tup((INT, INT))
+    assert of_value((1.0, (2.0, "a")), False) == Tup((FLOAT, Tup((FLOAT, STR))))
     assert of_value([1.0, 2], True) == Lst(REAL)
-    assert of_value({"a": 1.0}, True) == Dct(REAL, (("a", REAL),))
-    assert of_value([1, 2], True) is CONST
-    assert of_value(np.zeros(3), True) is ARR
-    assert of_value(np.zeros(3, dtype=int), True) is CONST
-    assert of_value(np.zeros(3), False) is CONST
+    assert of_value({"a": 1.0}, True) == Dct(REAL, (("a", REAL),), STR)
+    assert of_value([1, 2], True) == Lst(INT)
+    assert of_value(np.zeros(3), True) == Arr(1, "f", True)
+    assert of_value(np.zeros((2, 3)), False) == Arr(2, "f", False)
+    assert of_value(np.zeros(3, dtype=int), True) == Arr(1, "i", False)  # an int array carries no derivative
+    assert not is_active(of_value((1, (2, "a")), True))
     with pytest.raises(chad.ChadTypeError):
         of_value(object(), True)
 
@@ -278,7 +296,7 @@ def test_of_value_types():
 def test_to_user_from_user_round_trip_nested():
     value = (1.0, (2.0, 3, (4.0,)), "s")
     t = of_value(value, True)
-    assert t == Tup((REAL, Tup((REAL, CONST, Tup((REAL,)))), CONST))
+    assert t == Tup((REAL, Tup((REAL, INT, Tup((REAL,)))), STR))
     ct = (0.5, (1.5, None, (2.5,)), None)
     sparse = from_user(ct, t)
     assert sparse == {0: 0.5, 1: {0: 1.5, 2: {0: 2.5}}}
@@ -293,10 +311,17 @@ def test_to_user_of_zero_is_structured_zero():
 
 
 def test_from_user_ignores_inactive_components():
-    t = Tup((REAL, CONST))
-    assert from_user((1.0, 99.0), t) == {0: 1.0}
+    t = Tup((REAL, INT))
+    assert from_user((1.0, 99), t) == {0: 1.0}
     assert from_user(2, REAL) == 2.0 and type(from_user(2, REAL)) is float
-    assert from_user(None, CONST) is None
+    assert from_user(None, INT) is Zero
+
+
+def test_from_user_none_is_a_zero_cotangent():
+    """None for an output's cotangent means zero (e.g. an aux output), whatever its structure."""
+    assert from_user(None, REAL) == 0.0
+    assert from_user(None, Dct(REAL, (("a", REAL),), STR)) is Zero
+    assert from_user((1.0, None), Tup((REAL, Lst(REAL)))) == {0: 1.0}
 
 
 def test_from_user_wrong_structure():

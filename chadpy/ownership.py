@@ -1,0 +1,267 @@
+"""Ownership: where Python would update a list or an array in place, nobody else may see it.
+
+The core IR is functional: `xs.append(v)` and `a += b` bind a new name to the updated
+value (`let xs' = append(xs, v)`), and the derivative is that of a functional update.
+Python updates the object itself, so every other reference to it sees the change.
+Both agree exactly when no other reference to the object is used afterwards. This pass
+checks that, per specialisation (it needs the types: `x += 1` on a float is no update
+at all), with a linear discipline:
+
+- a variable *owns* its value if the function created that list or array (a literal,
+  a comprehension, `list(...)`, arithmetic, `np.zeros`, ...) and it is the only
+  reference to it;
+- ownership moves with a copy `b = a` when `a` is not used again, and through a
+  branch or a loop when every path hands it on (a loop's variable owns its value if
+  its initial value and every iteration's new value do);
+- anything that may keep another reference ends it: storing the value in a tuple,
+  list, dict or closure, passing it to a function, a view of an array (`a[1:]`,
+  `a.T`), or a copy `b = a` after which `a` is still used;
+- an in-place update needs its variable to own its value, and not to be used again
+  (in SSA form a later use can only be through another path to the same object).
+
+So `xs = []; for ...: xs.append(v)` and `s = np.zeros(3); s += v` are accepted, and
+`b = a; a += z; np.sum(b)` or `xs.append(v)` on an argument are rejected with the
+line: chadpy never mutates a caller's argument and never computes a gradient of
+code whose aliasing it changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from . import ir
+from .errors import UnsupportedSyntax
+from .rules.sequences import LIST_APPEND
+from .vtypes import Arr, Lst, VType
+
+
+def check(spec: object) -> None:
+    """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
+    _Owners(spec.types).block(spec.fn.body, set(), set())
+
+
+class _Owners:
+    def __init__(self, types: dict[str, VType]):
+        self.types = types
+        # a tuple variable made of variables that owned their values and were not used again:
+        # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
+        self.packed: dict[str, list[bool]] = {}
+
+    def block(self, block: ir.Block, owned: set[str], live_after: set[str]) -> set[str]:
+        """Walk a block with the variables that own their values on entry; return those at its end.
+
+        `live_after`: the variables read after the block (by what follows it, or by the next
+        iteration of a loop it is the body of)."""
+        last = {}  # variable -> the index of the last let reading it (len for the result)
+        for k, let in enumerate(block.lets):
+            for name in _reads(let.expr):
+                last[name] = k
+        for name in _atom_names(block.result):
+            last[name] = len(block.lets)
+        owned = set(owned)
+        for k, let in enumerate(block.lets):
+            later = {n for n in _reads(let.expr) if last[n] > k or n in live_after}
+            self.let(let, owned, later)
+        return owned
+
+    def let(self, let: ir.Let, owned: set[str], later: set[str]) -> None:
+        """Update `owned` past one let; `later`: the variables it reads that are used again after it."""
+        e, target = let.expr, let.target
+        if isinstance(e, ir.Case):
+            self.case(let, e, owned, later)
+        elif isinstance(e, ir.Loop):
+            self.loop(let, e, owned, later)
+        elif isinstance(e, ir.Var):
+            self.copy(e.name, target, owned, later)
+        elif isinstance(e, ir.GetItem) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
+            # a component of a packed tuple (`x = t[0]`)
+            base = e.base.name
+            if base not in later and self.packed[base][e.index.value]:
+                owned.add(target)
+        else:
+            if isinstance(e, ir.MakeTuple) and e.kind == "tuple" and isinstance(target, str):
+                self.packed[target] = [_name(a) in owned and _name(a) not in later for a in e.items]
+            for a in self.consumed(e, target):
+                _consume(a, owned)
+            if isinstance(e, ir.Prim) and e.inplace:
+                self.update(let, e, owned, later)
+            if isinstance(target, str) and self.fresh(e, target):
+                owned.add(target)
+
+    def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], later: set[str]) -> None:
+        """`let target = source`: ownership moves along if `source` is not used again."""
+        moves = source not in later
+        if isinstance(target, tuple):  # destructuring a packed tuple
+            if moves and source in self.packed:
+                owned.update(t for t, own in zip(target, self.packed[source]) if own)
+        else:
+            if moves and source in owned:
+                owned.add(target)
+            if moves and source in self.packed:
+                self.packed[target] = self.packed[source]
+        owned.discard(source)
+
+    def consumed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Atom]:
+        """The atoms of which `e` may keep (or return) another reference."""
+        if isinstance(e, ir.MakeTuple):
+            return e.items
+        if isinstance(e, ir.MakeDict):
+            return e.values
+        if isinstance(e, ir.MakeClosure):
+            return e.captured
+        if isinstance(e, (ir.Call, ir.Apply)):
+            return e.args
+        if isinstance(e, ir.GetItem):  # a view of an array is a second reference to its data
+            view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
+            return [e.base] if view else []
+        if isinstance(e, ir.Prim):
+            if e.op.aliases or e.op.data_only:  # the result may be (part of) an argument
+                return e.args
+            if e.op is LIST_APPEND:  # the list keeps the element
+                return e.args[1:]
+        return []
+
+    def fresh(self, e: ir.Expr, target: str) -> bool:
+        """Whether `e` makes a new list or array (the target then owns it)."""
+        if isinstance(e, ir.MakeTuple):
+            return e.kind == "list"
+        if isinstance(e, ir.GetItem):  # a list's slice is a copy
+            return e.slice is not None and isinstance(self.types.get(_name(e.base)), Lst)
+        if isinstance(e, ir.Prim):
+            return not (e.op.aliases or e.op.data_only) and _mutable(self.types.get(target))
+        return False
+
+    def update(self, let: ir.Let, e: ir.Prim, owned: set[str], later: set[str]) -> None:
+        """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it."""
+        xs = e.args[0]
+        kind = "list" if isinstance(self.types.get(_name(xs)), Lst) else "array"
+        if not _mutable(self.types.get(_name(xs))):
+            return  # `x += 1` on a number or a tuple: a new value in Python too
+        if _name(xs) in owned and xs.name not in later:
+            owned.discard(xs.name)
+            return
+        what = "`append`" if e.op is LIST_APPEND else "this augmented assignment"
+        raise UnsupportedSyntax(
+            f"{what} updates a {kind} in place that another name, a view, a container or the caller may also "
+            f"hold: chadpy updates only a {kind} the function itself created and holds under one name (never a "
+            f"caller's); copy it first (`xs = list(xs)`, `a = a.copy()`), or write `a = a + b` for a new one",
+            let.loc,
+        )
+
+    def case(self, let: ir.Let, e: ir.Case, owned: set[str], later: set[str]) -> None:
+        """Each branch on its own; a target owns its value if it does at the end of both branches."""
+        targets = ir.bound_names(let)
+        ends, shapes = [], []
+        for branch in (e.then, e.orelse):
+            end = self.block(branch, owned, later)
+            result = _name(branch.result)
+            own = result in end and result not in later
+            packed = self.packed.get(result) if result not in later else None
+            end.discard(result)  # handed on to the target
+            ends.append(end)
+            shapes.append((own, packed))
+        owned.intersection_update(*ends)
+        if isinstance(let.target, str):
+            if all(own for own, _ in shapes):
+                owned.add(let.target)
+            packs = [p for _, p in shapes]
+            if all(p is not None and len(p) == len(packs[0]) for p in packs):
+                self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
+        else:
+            packs = [p for _, p in shapes]
+            if all(p is not None and len(p) == len(targets) for p in packs):
+                owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
+
+    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], later: set[str]) -> None:
+        """A state variable owns its value if its initial value does and every iteration hands a value it
+        owns to the next: assume it for all such, drop those whose new value is not, until stable."""
+        bound = _bound(e)
+        outer = {n for n in _reads(e) if n not in bound}  # read again by every iteration
+        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and _name(a) not in later}
+        for a in e.init:
+            _consume(a, owned)
+        while True:
+            start = owned | assumed
+            if e.test is not None:
+                start = self.block(e.test, start, outer | later | set(e.state))
+            end = self.block(e.body, start, outer | later | {_name(n) for n in e.next} - {None})
+            kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
+            if kept == assumed:
+                break
+            assumed = kept
+        owned.intersection_update(end)  # what the loop consumed is not owned after it
+        owned.update(t for t, p in zip(ir.bound_names(let), e.state) if p in assumed)
+
+
+def _mutable(t: VType | None) -> bool:
+    """A list or an array: Python updates it in place."""
+    return isinstance(t, (Lst, Arr))
+
+
+def _consume(atom: ir.Atom, owned: set[str]) -> None:
+    """Another reference to the atom's value may exist from now on."""
+    if isinstance(atom, ir.Var):
+        owned.discard(atom.name)
+
+
+def _name(atom: ir.Atom) -> str | None:
+    return atom.name if isinstance(atom, ir.Var) else None
+
+
+def _atom_names(atom: ir.Atom) -> set[str]:
+    return {atom.name} if isinstance(atom, ir.Var) else set()
+
+
+def _bound(e: ir.Loop) -> set[str]:
+    """The names a loop binds: its state, its index, and everything bound in its blocks."""
+    return {*e.state, *([e.index] if e.index else []), *_bound_in(e.body), *_bound_in(e.test)}
+
+
+def _bound_in(block: ir.Block | None) -> Iterator[str]:
+    """The names bound anywhere inside a block: lets, and nested loops' state and index."""
+    for let in block.lets if block is not None else ():
+        yield from ir.bound_names(let)
+        if isinstance(let.expr, ir.Loop):
+            yield from _bound(let.expr)
+        elif isinstance(let.expr, ir.Case):
+            yield from _bound_in(let.expr.then)
+            yield from _bound_in(let.expr.orelse)
+
+
+def _block_reads(block: ir.Block) -> Iterator[str]:
+    for let in block.lets:
+        yield from _reads(let.expr)
+    yield from _atom_names(block.result)
+
+
+def _reads(e: ir.Expr) -> Iterator[str]:
+    """The variables an expression reads (those of nested blocks too)."""
+    if isinstance(e, ir.Var):
+        yield e.name
+    elif isinstance(e, (ir.Prim, ir.Call, ir.Apply)):
+        if isinstance(e, ir.Apply):
+            yield from _atom_names(e.fn)
+        for a in e.args:
+            yield from _atom_names(a)
+    elif isinstance(e, ir.MakeClosure):
+        for a in e.captured:
+            yield from _atom_names(a)
+    elif isinstance(e, ir.MakeTuple):
+        for a in e.items:
+            yield from _atom_names(a)
+    elif isinstance(e, ir.MakeDict):
+        for a in [*e.keys, *e.values]:
+            yield from _atom_names(a)
+    elif isinstance(e, ir.GetItem):
+        yield from _atom_names(e.base)
+        yield from _atom_names(e.index)
+    elif isinstance(e, ir.Case):
+        yield from _atom_names(e.cond)
+        yield from _block_reads(e.then)
+        yield from _block_reads(e.orelse)
+    elif isinstance(e, ir.Loop):
+        for a in [*e.init, *e.next, *([e.seq] if e.seq is not None else []), *([e.stop] if e.stop else [])]:
+            yield from _atom_names(a)
+        yield from _block_reads(e.body)
+        if e.test is not None:
+            yield from _block_reads(e.test)
