@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import gast
 import numpy as np
 
-from . import ir
+from . import ir, scope
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .fence import fence
 from .kinds import fixed
@@ -113,132 +113,6 @@ class NameSupply:
         return name
 
 
-def _appended(node: gast.AST) -> str | None:
-    """`xs` if node is the call `xs.append(...)`."""
-    if (
-        isinstance(node, gast.Call)
-        and isinstance(node.func, gast.Attribute)
-        and node.func.attr == "append"
-        and isinstance(node.func.value, gast.Name)
-    ):
-        return node.func.value.id
-    return None
-
-
-def _scope_walk(nodes: list[gast.AST]):
-    """The nodes of one function's scope: a nested `def` or `lambda` is yielded, with
-    its defaults (evaluated here), but not its body (its own scope)."""
-    todo = list(reversed(nodes))
-    while todo:
-        node = todo.pop()
-        yield node
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            todo.extend(reversed(node.args.defaults))
-        else:
-            todo.extend(reversed(list(gast.iter_child_nodes(node))))
-
-
-def _assigned(stmts: list[gast.stmt]) -> set[str]:
-    """Names a statement list assigns (an `append` updates its list, a `def` binds its name)."""
-    out = set()
-    for node in _scope_walk(stmts):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            out.add(node.id)
-        elif isinstance(node, gast.FunctionDef):
-            out.add(node.name)
-        elif appended := _appended(node):
-            out.add(appended)
-    return out
-
-
-def _name_read(node: gast.AST) -> str | None:
-    """The name a node reads: a loaded name, or the target of `x += ...`."""
-    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-        return node.id
-    if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
-        return node.target.id
-    return None
-
-
-def _read(stmts: list[gast.stmt]) -> set[str]:
-    """Names read (by nested functions too: they capture them where they are made)."""
-    return {name for s in stmts for node in gast.walk(s) if (name := _name_read(node)) is not None}
-
-
-def _returns(stmts: list[gast.stmt]) -> bool:
-    return any(isinstance(n, gast.Return) for n in _scope_walk(stmts))
-
-
-def _function_body(node: gast.FunctionDef | gast.Lambda) -> list[gast.stmt]:
-    return node.body if isinstance(node, gast.FunctionDef) else [gast.copy_location(gast.Return(node.body), node.body)]
-
-
-def _parameters(node: gast.FunctionDef | gast.Lambda) -> list[str]:
-    return [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
-
-
-def _free_names(node: gast.FunctionDef | gast.Lambda) -> set[str]:
-    """The names a nested function reads from outside itself (its own and inner functions' reads)."""
-    body = _function_body(node)
-    local = set(_parameters(node)) | _assigned(body)
-    reads = set()
-    for n in _scope_walk(body):
-        if (name := _name_read(n)) is not None:
-            reads.add(name)
-        elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
-            reads |= _free_names(n)
-    return reads - local
-
-
-def _made_in(node: gast.AST) -> list[gast.FunctionDef | gast.Lambda]:
-    """The functions a statement's own expressions make (not those of its nested blocks)."""
-    if isinstance(node, gast.FunctionDef):
-        return [node]
-    own = [v for f, v in gast.iter_fields(node) if f not in ("body", "orelse")]
-    parts = [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
-    return [n for n in _scope_walk(parts) if isinstance(n, gast.Lambda)]
-
-
-def _assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
-    """For each function made in this scope: the names the scope may assign after making it
-    (the rest of its block and the blocks around it, and a surrounding loop's body, which
-    runs again). A closure capturing one of those is checked where it is used."""
-    out: dict[int, set[str]] = {}
-
-    def visit(stmts: list[gast.stmt], after: set[str]) -> None:
-        if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in stmts for n in gast.walk(s)):
-            return
-        rests = [after]  # names assigned after each statement, built from the end (linear)
-        for s in reversed(stmts[1:]):
-            rests.append(rests[-1] | _assigned([s]))
-        for s, rest in zip(stmts, reversed(rests)):
-            for made in _made_in(s):
-                out[id(made)] = rest | (set() if made is s else _assigned([s]))
-            if isinstance(s, gast.If):
-                visit(s.body, rest)
-                visit(s.orelse, rest)
-            elif isinstance(s, (gast.For, gast.While)):
-                visit(s.body, rest | _assigned([s]))
-
-    visit(body, set())
-    return out
-
-
-def _breaks(stmts: list[gast.stmt], kinds: tuple = (gast.Break, gast.Continue)) -> bool:
-    """Whether a statement of `kinds` in stmts leaves the loop they are in (not a nested loop)."""
-    for s in stmts:
-        if isinstance(s, kinds):
-            return True
-        if isinstance(s, gast.If) and (_breaks(s.body, kinds) or _breaks(s.orelse, kinds)):
-            return True
-    return False
-
-
-def _may_exit(stmts: list[gast.stmt]) -> bool:
-    """Whether control may leave stmts other than by falling through the end."""
-    return _returns(stmts) or _breaks(stmts)
-
-
 @dataclass
 class _LoopExits:
     """How the body of the loop being lowered ends: each path yields the next state."""
@@ -303,9 +177,9 @@ class _Lowerer:
         self.node = node if node is not None else parsed.tree
         all_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
         self.names = NameSupply(all_names)
-        body = _function_body(self.node)
-        self.locals = _assigned(body) | set(_parameters(self.node))
-        self.later = _assigned_later(body)  # per function made here: names assigned after it
+        body = scope.function_body(self.node)
+        self.locals = scope.assigned(body) | set(scope.parameters(self.node))
+        self.later = scope.assigned_later(body)  # per function made here: names assigned after it
         self.closures: dict[str, _Closure] = {}  # SSA name -> the function value it holds
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
@@ -317,10 +191,10 @@ class _Lowerer:
     # ------------------------------------------------------------ statements
 
     def function(self) -> ir.Function:
-        params = _parameters(self.node)
+        params = scope.parameters(self.node)
         env = {p: ir.Var(p) for p in params}
         self.bound.update(params)
-        body = self.block(_function_body(self.node), env, _return_none, set())
+        body = self.block(scope.function_body(self.node), env, _return_none, set())
         name = self.parsed.name.strip("<>")  # a lambda passed in is `lambda`
         return ir.Function(name, params, body, self.loc, self.parsed.pyfunc)
 
@@ -339,13 +213,13 @@ class _Lowerer:
             lets.append(ir.Let(targets[0], ir.GetItem(ir.Var(env_param), ir.Const(0)), self.loc))
         elif targets:
             lets.append(ir.Let(targets, ir.Var(env_param), self.loc))
-        own = _parameters(self.node)
+        own = scope.parameters(self.node)
         for p in own:
             self.bind(p, env)
         if own_name is not None:  # a recursive def: itself, made again from its own environment (defaults too)
             itself = ir.MakeClosure(code, [ir.Var(t) for t in targets])
             lets.append(ir.Let(self.bind(own_name, env), itself, self.loc))
-        body = self.block(_function_body(self.node), env, _return_none, set())
+        body = self.block(scope.function_body(self.node), env, _return_none, set())
         body.lets[:0] = lets
         code.params = [env_param, *own]
         code.body = body
@@ -357,7 +231,7 @@ class _Lowerer:
         closed code and the values it captures now."""
         label = node.name if isinstance(node, gast.FunctionDef) else label
         own_name = node.name if isinstance(node, gast.FunctionDef) else None
-        free = _free_names(node)
+        free = scope.free_names(node)
         captured = sorted(v for v in free - {own_name} if v in env or v in self.locals)
         for v in captured:
             if v not in env:
@@ -368,7 +242,7 @@ class _Lowerer:
                     node,
                 )
         defaults = [self.atom(d, env, lets) for d in node.args.defaults]
-        params = _parameters(node)  # positional only: fence rejects keyword-only ones here
+        params = scope.parameters(node)  # positional only: fence rejects keyword-only ones here
         code = ir.Function(
             label,
             [],
@@ -401,15 +275,15 @@ class _Lowerer:
                 return self.loops[-1].finish(self, env, lets, 1 if isinstance(stmt, gast.Break) else 0)
             if isinstance(stmt, gast.If):
                 cond = self.atom(stmt.test, env, lets)
-                if _may_exit(stmt.body) or _may_exit(stmt.orelse):
+                if scope.may_exit(stmt.body) or scope.may_exit(stmt.orelse):
                     # the rest of the block goes into both branches (early return, break, continue)
                     then = self.block(stmt.body + rest, dict(env), fall_through, live_out)
                     orelse = self.block(stmt.orelse + rest, dict(env), fall_through, live_out)
                     return self.case_result(cond, then, orelse, lets, stmt)
-                self.join_if(stmt, cond, env, lets, live=_read(rest) | live_out)
+                self.join_if(stmt, cond, env, lets, live=self.live(rest, live_out))
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
-                returned = self.loop(stmt, env, lets, live=_read(rest) | live_out)
+                returned = self.loop(stmt, env, lets, live=self.live(rest, live_out))
                 if returned is not None:  # a `return` inside the loop: leave here too if it ran
                     status, retval = returned
                     loc = self.parsed.loc(stmt)
@@ -421,6 +295,12 @@ class _Lowerer:
                 continue
             self.statement(stmt, env, lets)
         return fall_through(env, lets)
+
+    def live(self, rest: list[gast.stmt], live_out: set[str]) -> set[str]:
+        """The names read after a statement, `rest` being the statements after it in its block (inside
+        a loop's body, leaving it by `break`, `continue` or `return` reads the loop's state)."""
+        state = set(self.loops[-1].state) if self.loops else None
+        return scope.live_in(rest, live_out, (state, state, state) if state is not None else None)
 
     def case_result(self, cond: ir.Atom, then: ir.Block, orelse: ir.Block, lets: list, stmt: gast.AST) -> ir.Block:
         result = self.names.fresh("result")
@@ -437,13 +317,13 @@ class _Lowerer:
     def loop(self, stmt: gast.For | gast.While, env: dict, lets: list, live: set[str]) -> tuple[str, str] | None:
         """Lower a loop into `let <state> = loop ...`; return (status, retval) if it may `return`."""
         loc = self.parsed.loc(stmt)
-        assigned = _assigned(stmt.body)
+        assigned = scope.assigned(stmt.body)
         if isinstance(stmt, gast.For):
             assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
-        reads = _read(stmt.body) | (_read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
+        reads = scope.read(stmt.body) | (scope.read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
         state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
-        returns = _returns(stmt.body)
-        stops = returns or _breaks(stmt.body, (gast.Break,))
+        returns = scope.returns(stmt.body)
+        stops = returns or scope.breaks(stmt.body, (gast.Break,))
 
         seq = binder = None
         if isinstance(stmt, gast.For):
@@ -576,7 +456,7 @@ class _Lowerer:
 
     def join_if(self, stmt: gast.If, cond: ir.Atom, env: dict, lets: list, live: set[str]) -> None:
         """An `if` whose branches both fall through: join the live variables they assign."""
-        joined = sorted((_assigned(stmt.body) | _assigned(stmt.orelse)) & live)
+        joined = sorted((scope.assigned(stmt.body) | scope.assigned(stmt.orelse)) & live)
         loc = self.parsed.loc(stmt)
 
         def finish(branch_env: dict, branch_lets: list) -> ir.Block:
@@ -631,7 +511,7 @@ class _Lowerer:
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # a docstring
-            if _appended(stmt.value):
+            if scope.appended(stmt.value):
                 self.append(stmt.value, env, lets)
                 return
             lets.append(ir.Let(self.names.fresh("_"), self.expr(stmt.value, env, lets), loc))

@@ -134,7 +134,7 @@ class _Owners:
     def update(self, let: ir.Let, e: ir.Prim, owned: set[str], later: set[str]) -> None:
         """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it."""
         xs = e.args[0]
-        kind = "list" if isinstance(self.types.get(_name(xs)), Lst) else "array"
+        kind = "a list" if isinstance(self.types.get(_name(xs)), Lst) else "an array"
         if not _mutable(self.types.get(_name(xs))):
             return  # `x += 1` on a number or a tuple: a new value in Python too
         if _name(xs) in owned and xs.name not in later:
@@ -142,8 +142,8 @@ class _Owners:
             return
         what = "`append`" if e.op is LIST_APPEND else "this augmented assignment"
         raise UnsupportedSyntax(
-            f"{what} updates a {kind} in place that another name, a view, a container or the caller may also "
-            f"hold: chadpy updates only a {kind} the function itself created and holds under one name (never a "
+            f"{what} updates {kind} in place that another name, a view, a container or the caller may also "
+            f"hold: chadpy updates only {kind} the function itself created and holds under one name (never a "
             f"caller's); copy it first (`xs = list(xs)`, `a = a.copy()`), or write `a = a + b` for a new one",
             let.loc,
         )

@@ -1,0 +1,228 @@
+"""Scope analyses of a function's gast tree: what its statements assign and read.
+
+Pure functions of the tree, used by `lower`: which names a block assigns (the
+variables an `if` joins or a loop carries), which are *live* after a statement
+(read on some path before being assigned again), which a nested function reads
+from outside itself (what a closure captures), and where control may leave a
+block (`return`, `break`, `continue`).
+
+Python's scopes are followed exactly: a comprehension's variables and a lambda's
+parameters belong to their own scope, so `[y * 2 for y in xs]` neither assigns nor
+reads a `y` of the function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import gast
+
+Function = gast.FunctionDef | gast.Lambda
+Jumps = tuple[set[str], set[str], set[str]]  # what `break`, `continue` and `return` read where they lead
+_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
+
+
+def appended(node: gast.AST) -> str | None:
+    """`xs` if node is the call `xs.append(...)`."""
+    if (
+        isinstance(node, gast.Call)
+        and isinstance(node.func, gast.Attribute)
+        and node.func.attr == "append"
+        and isinstance(node.func.value, gast.Name)
+    ):
+        return node.func.value.id
+    return None
+
+
+def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[gast.AST]:
+    """The nodes of one function's scope: a nested `def` or `lambda` is yielded, with its
+    defaults (evaluated here), but not its body (its own scope). Without `comprehensions`,
+    a comprehension's own scope is left out too (its first iterable is evaluated here)."""
+    todo = list(reversed(nodes))
+    while todo:
+        node = todo.pop()
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            todo.extend(reversed(node.args.defaults))
+        elif isinstance(node, _COMPREHENSIONS) and not comprehensions:
+            todo.append(node.generators[0].iter)
+        else:
+            todo.extend(reversed(list(gast.iter_child_nodes(node))))
+
+
+def assigned(stmts: list[gast.stmt], comprehensions: bool = False) -> set[str]:
+    """Names a statement list assigns (an `append` updates its list, a `def` binds its name);
+    with `comprehensions`, the variables of the comprehensions in it too."""
+    out = set()
+    for node in scope_walk(stmts, comprehensions):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            out.add(node.id)
+        elif isinstance(node, gast.FunctionDef):
+            out.add(node.name)
+        elif name := appended(node):
+            out.add(name)
+    return out
+
+
+def name_read(node: gast.AST) -> str | None:
+    """The name a node reads: a loaded name, or the target of `x += ...`."""
+    if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+        return node.id
+    if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+        return node.target.id
+    return None
+
+
+def read(stmts: list[gast.stmt]) -> set[str]:
+    """Names read anywhere in the statements (by nested functions and comprehensions too)."""
+    return {name for s in stmts for node in gast.walk(s) if (name := name_read(node)) is not None}
+
+
+def returns(stmts: list[gast.stmt]) -> bool:
+    return any(isinstance(n, gast.Return) for n in scope_walk(stmts))
+
+
+def function_body(node: Function) -> list[gast.stmt]:
+    return node.body if isinstance(node, gast.FunctionDef) else [gast.copy_location(gast.Return(node.body), node.body)]
+
+
+def parameters(node: Function) -> list[str]:
+    return [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+
+
+def free_names(node: Function) -> set[str]:
+    """The names a nested function reads from outside itself (its own and inner functions' reads)."""
+    body = function_body(node)
+    local = set(parameters(node)) | assigned(body, comprehensions=True)
+    reads = set()
+    for n in scope_walk(body):
+        if (name := name_read(n)) is not None:
+            reads.add(name)
+        elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            reads |= free_names(n)
+    return reads - local
+
+
+def uses(node: gast.AST) -> set[str]:
+    """The names an expression (or the expressions of one statement, not its nested blocks) reads
+    from the function's scope: a comprehension's variables and a lambda's parameters are theirs."""
+    out: set[str] = set()
+    for n in scope_walk([node], comprehensions=False):
+        if (name := name_read(n)) is not None:
+            out.add(name)
+        elif isinstance(n, gast.Lambda):
+            out |= free_names(n)
+        elif isinstance(n, _COMPREHENSIONS):
+            out |= _comprehension_uses(n)
+    return out
+
+
+def _comprehension_uses(node: gast.AST) -> set[str]:
+    """What a comprehension reads from outside, apart from its first iterable (read by the caller)."""
+    bound: set[str] = set()
+    out: set[str] = set()
+    for k, gen in enumerate(node.generators):
+        if k:
+            out |= uses(gen.iter) - bound
+        bound |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        for cond in gen.ifs:
+            out |= uses(cond) - bound
+    parts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
+    for part in parts:
+        out |= uses(part) - bound
+    return out
+
+
+def _own_exprs(stmt: gast.stmt) -> list[gast.AST]:
+    """A compound statement's own expressions (its test, iterable): not its nested blocks."""
+    return [v for f, v in gast.iter_fields(stmt) if f not in ("body", "orelse") and isinstance(v, gast.AST)]
+
+
+def live_in(stmts: list[gast.stmt], live_out: set[str], jumps: Jumps | None = None) -> set[str]:
+    """The names read on some path through `stmts` before being assigned, given the names
+    `live_out` read after them. `jumps`: what `break`, `continue` and `return` read where
+    they lead (None outside a loop: a `return` reads just its value)."""
+    live = set(live_out)
+    for s in reversed(stmts):
+        live = _live_before(s, live, jumps)
+    return live
+
+
+def _live_before(s: gast.stmt, live: set[str], jumps: Jumps | None) -> set[str]:
+    if isinstance(s, gast.Return):
+        return (uses(s.value) if s.value is not None else set()) | (jumps[2] if jumps else set())
+    if isinstance(s, (gast.Break, gast.Continue)):
+        return set(jumps[0] if isinstance(s, gast.Break) else jumps[1]) if jumps else set()
+    if isinstance(s, gast.If):
+        return uses(s.test) | live_in(s.body, live, jumps) | live_in(s.orelse, live, jumps)
+    if isinstance(s, (gast.For, gast.While)):
+        test = uses(s.test) if isinstance(s, gast.While) else set()
+        target = assigned([gast.Assign([s.target], s.iter, None)]) if isinstance(s, gast.For) else set()
+        head = live | test  # live where the loop decides whether to run its body again: a fixpoint
+        while True:
+            inner = (live, head, jumps[2] if jumps else set())
+            new = head | (live_in(s.body, head, inner) - target)
+            if new == head:
+                break
+            head = new
+        return head | (uses(s.iter) if isinstance(s, gast.For) else set())
+    if isinstance(s, gast.FunctionDef):
+        return (live - {s.name}) | free_names(s) | set().union(*(uses(d) for d in s.args.defaults))
+    if isinstance(s, (gast.Assign, gast.AnnAssign)):
+        targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+        stored = [n for t in targets for n in gast.walk(t) if isinstance(n, gast.Name)]
+        defined = {n.id for n in stored if isinstance(n.ctx, gast.Store)}
+        value = uses(s.value) if s.value is not None else set()
+        return (live - defined) | value | set().union(*(uses(t) for t in targets))
+    read_target = {s.target.id} if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) else set()
+    return live | read_target | set().union(*(uses(e) for e in _own_exprs(s)))  # `x += e`, a call, an assert
+
+
+def made_in(node: gast.AST) -> list[Function]:
+    """The functions a statement's own expressions make (not those of its nested blocks)."""
+    if isinstance(node, gast.FunctionDef):
+        return [node]
+    own = [v for f, v in gast.iter_fields(node) if f not in ("body", "orelse")]
+    parts = [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
+    return [n for n in scope_walk(parts) if isinstance(n, gast.Lambda)]
+
+
+def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
+    """For each function made in this scope: the names the scope may assign after making it
+    (the rest of its block and the blocks around it, a surrounding loop's body, which runs
+    again, and the variables of a comprehension it is made in). A closure capturing one of
+    those is checked where it is used."""
+    out: dict[int, set[str]] = {}
+
+    def visit(stmts: list[gast.stmt], after: set[str]) -> None:
+        if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in stmts for n in gast.walk(s)):
+            return
+        rests = [after]  # names assigned after each statement, built from the end (linear)
+        for s in reversed(stmts[1:]):
+            rests.append(rests[-1] | assigned([s], comprehensions=True))
+        for s, rest in zip(stmts, reversed(rests)):
+            for made in made_in(s):
+                out[id(made)] = rest | (set() if made is s else assigned([s], comprehensions=True))
+            if isinstance(s, gast.If):
+                visit(s.body, rest)
+                visit(s.orelse, rest)
+            elif isinstance(s, (gast.For, gast.While)):
+                visit(s.body, rest | assigned([s], comprehensions=True))
+
+    visit(body, set())
+    return out
+
+
+def breaks(stmts: list[gast.stmt], kinds: tuple = (gast.Break, gast.Continue)) -> bool:
+    """Whether a statement of `kinds` in stmts leaves the loop they are in (not a nested loop)."""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, gast.If) and (breaks(s.body, kinds) or breaks(s.orelse, kinds)):
+            return True
+    return False
+
+
+def may_exit(stmts: list[gast.stmt]) -> bool:
+    """Whether control may leave stmts other than by falling through the end."""
+    return returns(stmts) or breaks(stmts)
