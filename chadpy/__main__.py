@@ -159,8 +159,13 @@ def main(argv: list[str] | None = None) -> int:
         args.parser.error("--side-by-side needs --diff")
     try:
         out = args.run(args)
-    except (CliError, chadpy.ChadError) as e:
+    except CliError as e:
         print(f"chadpy: error: {e}", file=sys.stderr)
+        return 2
+    except chadpy.ChadError as e:  # its place if it is in the user's file (the command line itself has none)
+        user_file = Path(args.function.rpartition(":")[0]).resolve()
+        in_file = e.loc is not None and Path(e.loc.filename).resolve() == user_file
+        print(f"chadpy: error: {e if in_file else e.message}", file=sys.stderr)
         return 2
     sys.stdout.write(out if not out or out.endswith("\n") else out + "\n")  # `show` prints the source exactly
     return 0

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from . import cost
-from .build import Derivative, build, generate_source
-from .errors import ChadError, ChadTypeError, Loc
+from .build import Derivative, build, generate_source, origin
+from .errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from .primitives import lookup
 from .stages import stage_named
 from .vtypes import REAL, from_user, is_active, of_value, to_user
@@ -28,6 +28,41 @@ from .vtypes import REAL, from_user, is_active, of_value, to_user
 _CACHE_ATTR = "__chad_cache__"
 _DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
 _PRIMITIVE_CACHES: dict[object, dict] = {}  # the derivative caches of primitives (which have no __dict__)
+
+
+def _api(f: Callable) -> Callable:
+    """An entry point of chadpy: an exception leaving it shows the user's code, not chadpy's.
+
+    A `ChadError` without a place gets the user's call; an error raised while a derivative
+    runs gets a note naming the user's line it comes from; chadpy's own frames are left out
+    of the traceback (`CHADPY_TRACEBACK=full` keeps them)."""
+
+    @functools.wraps(f)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return f(*args, **kwargs)
+        except Exception as error:
+            _explain(error)
+            hidden = without_internal_frames(error.__traceback__)
+            raise error.with_traceback(hidden)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
+
+    return entry
+
+
+def _explain(error: Exception) -> None:
+    """Name the user's code in an error leaving chadpy (once, however many entry points it leaves)."""
+    if isinstance(error, ChadError):
+        error.located(caller_loc())
+        return
+    if getattr(error, "__chad_explained__", False):
+        return
+    error.__chad_explained__ = True
+    tb, loc = error.__traceback__, None
+    while tb is not None:  # the innermost line of a generated derivative
+        loc = origin(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or loc
+        tb = tb.tb_next
+    if loc is not None:
+        error.add_note(f"raised in the derivative chadpy made, at the part that comes from\n{loc}")
 
 
 def _unwrap(f: Callable) -> Callable:
@@ -129,6 +164,7 @@ def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simpl
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
 
+    @_api
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
         return tuple(to_user(cts[i], sig[i], values[i]) for i in nums)
@@ -153,6 +189,7 @@ def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
     )
 
 
+@_api
 def value_and_grad(
     f: Callable,
     argnums: int | tuple[int, ...] = 0,
@@ -163,6 +200,7 @@ def value_and_grad(
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
     _target(f)  # a value chadpy cannot differentiate fails here, not at the first call
 
+    @_api
     @functools.wraps(_unwrap(f), updated=())
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
         nums = _argnums(argnums, len(args))
@@ -179,6 +217,7 @@ def value_and_grad(
     return _derivative_function(value_and_grad_f)
 
 
+@_api
 def grad(
     f: Callable,
     argnums: int | tuple[int, ...] = 0,
@@ -189,6 +228,7 @@ def grad(
     """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
     vg = value_and_grad(f, argnums, has_aux, simplify, stage)
 
+    @_api
     @functools.wraps(_unwrap(f), updated=())
     def grad_f(*args: Any, **kwargs: Any) -> Any:
         value, g = vg(*args, **kwargs)
@@ -197,6 +237,7 @@ def grad(
     return _derivative_function(grad_f)
 
 
+@_api
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
     result, pullback, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify, stage)
@@ -204,12 +245,14 @@ def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True
         return result, pullback
     out, aux = result
 
+    @_api
     def pullback_out(ct: Any) -> tuple:
         return pullback((ct, None))  # the aux output takes no cotangent
 
     return out, pullback_out, aux
 
 
+@_api
 def source(
     f: Callable,
     *args: Any,
@@ -232,8 +275,7 @@ def source(
     else:
         cache = getattr(fn, "__dict__", {}).get(_CACHE_ATTR, {})
         sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
-    text, _, _, _ = generate_source(fn, sig, stage_named(stage), simplify, annotate)
-    return text
+    return generate_source(fn, sig, stage_named(stage), simplify, annotate).source
 
 
 @dataclass(frozen=True)
@@ -249,6 +291,7 @@ class CostReport:
         return self.derivative.total / self.primal.total
 
 
+@_api
 def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: bool = True, ct: Any = None) -> CostReport:
     """Measure f(*args) and its derivative with respect to all positional arguments.
 
@@ -287,15 +330,18 @@ class Reverse:
             return self
         return Reverse(types.MethodType(self.__chad_wrapped__, instance), self.stage)
 
+    @_api
     def grad(self, *args: Any, **kwargs: Any) -> Any:
         """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""
         _, g = self.value_and_grad(*args, **kwargs)
         return g
 
+    @_api
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple:
         nums: int | tuple[int, ...] = 0 if len(args) == 1 else tuple(range(len(args)))
         return value_and_grad(self.__chad_wrapped__, nums, stage=self.stage)(*args, **kwargs)
 
+    @_api
     def vjp(self, *args: Any) -> tuple:
         return vjp(self.__chad_wrapped__, *args, stage=self.stage)
 
@@ -307,6 +353,7 @@ class Reverse:
         return f"<chadpy.reverse {self.__chad_wrapped__.__qualname__}>"
 
 
+@_api
 def reverse(fn: types.FunctionType | None = None, *, stage: str = "efficient") -> Any:
     """Decorator: `f` stays callable as before and gains `grad`, `value_and_grad`, `vjp`, `source`.
 

@@ -15,9 +15,11 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .chad import chad_spec
 from .codegen import generate
+from .errors import Loc
 from .fig2 import return_environment_vectors
 from .infer import Program, Spec
 from .simplify import simplify as simplify_def
@@ -27,6 +29,18 @@ from .vtypes import VType
 
 _DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
 _DEEP_STACK = 512 * 1024 * 1024  # bytes of C stack for the thread that compiles them
+_ORIGINS: dict[str, dict[int, Loc]] = {}  # generated file -> its line -> the user's line it comes from
+
+
+class Generated(NamedTuple):
+    """A derivative's source text, the objects its names need, its entry specialisation, the outside
+    values it read, and the user's line each of its lines comes from."""
+
+    source: str
+    bindings: dict[str, object]
+    entry: Spec
+    watch: Watch
+    origins: dict[int, Loc]
 
 
 @dataclass
@@ -50,8 +64,8 @@ class Derivative:
 
 def generate_source(
     fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
-) -> tuple[str, dict[str, object], Spec, Watch]:
-    """The derivative's source text, the objects its names need, its entry specialisation and what it read."""
+) -> Generated:
+    """The derivative of `fn` for argument types `sig`, as source text."""
     try:
         return _generate_source(fn, sig, stage, simplify, annotate)
     except RecursionError:  # a deeply nested expression: the passes recurse once per level
@@ -88,7 +102,7 @@ def _with_deep_recursion(f: Callable, *args: object) -> object:
 
 def _generate_source(
     fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool, annotate: bool
-) -> tuple[str, dict[str, object], Spec, Watch]:
+) -> Generated:
     watch = Watch()
     program = Program(watch)
     entry = program.spec(fn, sig)
@@ -98,17 +112,24 @@ def _generate_source(
         defs = [return_environment_vectors(d, stage.environment) for d in defs]
     if simplify and stage.simplifiable:
         defs = [simplify_def(d) for d in defs]
-    source, bindings = generate(defs, annotate)
-    return source, bindings, entry, watch
+    source, bindings, origins = generate(defs, annotate)
+    return Generated(source, bindings, entry, watch, origins)
 
 
 def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True) -> Derivative:
-    source, bindings, entry, watch = generate_source(fn, sig, stage, simplify)
-    filename = _write_source(entry.name, source)
-    namespace = dict(bindings)
+    generated = generate_source(fn, sig, stage, simplify)
+    entry = generated.entry
+    filename = _write_source(entry.name, generated.source)
+    _ORIGINS[filename] = generated.origins
+    namespace = dict(generated.bindings)
     namespace["__name__"] = f"chadpy.generated.{entry.name}"
-    exec(compile(source, filename, "exec"), namespace)
-    return Derivative(entry, namespace[entry.name], source, filename, watch)
+    exec(compile(generated.source, filename, "exec"), namespace)
+    return Derivative(entry, namespace[entry.name], generated.source, filename, generated.watch)
+
+
+def origin(filename: str, lineno: int) -> Loc | None:
+    """The user's line a line of a generated derivative comes from (None for other files)."""
+    return _ORIGINS.get(filename, {}).get(lineno)
 
 
 def _write_source(name: str, source: str) -> str:

@@ -28,7 +28,7 @@ import inspect
 from . import ir
 from .arrays import dense, index_ct, unbroadcast
 from .environments import dense_one_hot, dense_zero
-from .errors import ChadError, ChadTypeError
+from .errors import ChadError, ChadTypeError, Loc
 from .infer import Spec, default_positions
 from .lower import NameSupply
 from .primitives import resolve
@@ -61,6 +61,7 @@ from .target import (
     TupleX,
     UnaryOp,
     While,
+    bodies,
     call,
     expr_names,
 )
@@ -181,7 +182,7 @@ class _Chad:
             targets = ir.bound_names(let)
             if needs_bp and any(self.active(t) for t in targets):
                 bp = self.names.fresh("_".join(targets)[:40] + "_bp")
-            fwd.extend(self.let(let, d, bp))
+            fwd.extend(_located(self.let(let, d, bp), let.loc))
             for t in targets:
                 if needs_bp and self.active(t):
                     self.open_slot(t, d)
@@ -261,7 +262,7 @@ class _Chad:
         try:
             rule, body, saves = self.rule(e, target)
         except ChadError as err:
-            raise type(err)(err.message, err.loc or let.loc) from None
+            raise err.located(let.loc) from None
         text = f"let {', '.join(_targets(target))} = {ir.format_expr(e, '')}"
         return [
             primal,
@@ -560,6 +561,17 @@ class _Chad:
                 body += self.var(a, Name(p))
         out.append(Def(bp, [self.d, self.acc], body, comment=comment, env=self.env(depth)))
         return out
+
+
+def _located(stmts: list[Stmt], loc: Loc | None) -> list[Stmt]:
+    """The statements (and those nested in them) with `loc` where they have no place yet:
+    a let's primal and backpropagator come from its source line."""
+    for s in stmts:
+        if s.loc is None:
+            s.loc = loc
+        for body in bodies(s):
+            _located(body, loc)
+    return stmts
 
 
 def _tuple(items: list[Expr]) -> Expr:

@@ -19,6 +19,7 @@ import sys
 import gast
 
 from . import arrays, runtime
+from .errors import Loc
 from .target import (
     AccNew,
     AccOne,
@@ -212,10 +213,17 @@ class _Printer:
         self.ns = ns
         self.annotate = annotate
         self.lines: list[str] = []
+        self.origins: dict[int, Loc] = {}  # line number (1-based) -> the user's line it comes from
 
     def comment(self, text: str, indent: str) -> None:
         if self.annotate and text:
             self.lines.append(f"{indent}# {text}")
+
+    def emit(self, s: Stmt, line: str) -> None:
+        """Print a statement's (first) line, remembering which line of the user's code it comes from."""
+        if s.loc is not None:
+            self.origins[len(self.lines) + 1] = s.loc
+        self.lines.append(line)
 
     def stmts(self, stmts: list[Stmt], indent: str) -> None:
         if not stmts:
@@ -226,7 +234,7 @@ class _Printer:
     def compound(self, s: Stmt, header: str, indent: str) -> None:
         """`header:` then the statement's body, with the statement's comment above."""
         self.comment(s.comment, indent)
-        self.lines.append(f"{indent}{header}:")
+        self.emit(s, f"{indent}{header}:")
         self.stmts(s.body, indent + "    ")
 
     def stmt(self, s: Stmt, indent: str) -> None:
@@ -252,11 +260,12 @@ class _Printer:
                 text += "  # " + note
             elif note:
                 self.comment(note, indent)
-            self.lines.append(text)
+            self.emit(s, text)
 
 
-def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object]]:
-    """Source text of the generated module and the bindings its names need."""
+def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object], dict[int, Loc]]:
+    """Source text of the generated module, the bindings its names need, and the user's line each of
+    its lines comes from."""
     ns = Namespace(local_names(list(defs)))
     printer = _Printer(ns, annotate)
     for i, d in enumerate(defs):
@@ -264,4 +273,4 @@ def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, obj
             printer.lines.append("")
             printer.lines.append("")
         printer.stmt(d, "")
-    return "\n".join(printer.lines) + "\n", ns.bindings
+    return "\n".join(printer.lines) + "\n", ns.bindings, printer.origins

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import Loc
 from .lower import NameSupply
 from .target import (
     AccNew,
@@ -93,16 +94,16 @@ class _Unlift:
         body = self.effects(s.body, vector)
         body += self.start(vector, "nothing flows: the zero vector")
         body.append(Return(Name(self.ev)))
-        return Def(s.name, s.params[:-1], body, s.comment, s.env)
+        return Def(s.name, s.params[:-1], body, s.comment, s.env, s.loc)
 
     def run(self, s: Def) -> Def:
         """`run` allocates no accumulator: the body's backpropagator returns the parameters' vector."""
         acc = next(x for x in s.body if isinstance(x, AccNew))
         body = [x for x in s.body if x is not acc]
-        return Def(s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), s.comment, s.env)
+        return Def(s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), s.comment, s.env, s.loc)
 
-    def assign(self, value: Expr, comment: str = "") -> Assign:
-        return Assign([self.ev], value, comment)
+    def assign(self, value: Expr, comment: str = "", loc: Loc | None = None) -> Assign:
+        return Assign([self.ev], value, comment, loc=loc)
 
     def start(self, vector: _Vector, comment: str = "") -> list[Stmt]:
         """The zero vector, where the vector must exist before any contribution made it."""
@@ -111,12 +112,12 @@ class _Unlift:
         vector.started = True
         return [self.assign(self.op("zero", Lit(vector.size)), comment)]
 
-    def add(self, contribution: Expr, vector: _Vector, comment: str) -> Stmt:
+    def add(self, contribution: Expr, vector: _Vector, source: Stmt) -> Stmt:
         """The first contribution starts the vector; later ones are added with `+`."""
         if not vector.started:
             vector.started = True
-            return self.assign(contribution, comment)
-        return self.assign(self.op("plus", Name(self.ev), contribution), comment)
+            return self.assign(contribution, source.comment, source.loc)
+        return self.assign(self.op("plus", Name(self.ev), contribution), source.comment, source.loc)
 
     def effects(self, stmts: list[Stmt], vector: _Vector) -> list[Stmt]:
         out: list[Stmt] = []
@@ -124,19 +125,19 @@ class _Unlift:
             if isinstance(s, AccPush):
                 vector.zeros[s.slot] = s.zero
                 if vector.started:
-                    out.append(self.assign(self.op("push0", Name(self.ev)), s.comment))
+                    out.append(self.assign(self.op("push0", Name(self.ev)), s.comment, s.loc))
                 vector.size += 1
             elif isinstance(s, AccOne):
                 one = self.op("one", Lit(vector.size), Lit(s.slot), s.value)
-                out.append(self.add(one, vector, s.comment))
+                out.append(self.add(one, vector, s))
             elif isinstance(s, AccPop):
                 out += self.start(vector)
                 split = self.op("split", Name(self.ev), Lit(s.slot), vector.zeros.pop(s.slot))
-                out.append(Assign([self.ev, s.ct], split, s.comment))
+                out.append(Assign([self.ev, s.ct], split, s.comment, loc=s.loc))
                 vector.size -= 1
             elif _calls_with(s, vector.acc):
                 call = s.value
-                out.append(self.add(CallX(call.func, call.args[:-1]), vector, s.comment))
+                out.append(self.add(CallX(call.func, call.args[:-1]), vector, s))
             elif isinstance(s, Def) and s.env is not None:
                 out.append(self.backpropagator(s))
             elif bodies(s) and _has_effects(s, vector.acc):

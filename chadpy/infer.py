@@ -17,7 +17,7 @@ import types as pytypes
 from dataclasses import dataclass, field
 
 from . import ir, ownership
-from .errors import ChadError, ChadTypeError, UnknownFunction
+from .errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from .kinds import UNKNOWN
 from .lower import lower_function, lower_primitive
 from .primitives import lookup, resolve
@@ -66,6 +66,7 @@ class Spec:
     # type it, its callers run the original function instead, and `error` says why.
     optional: bool = False
     error: ChadError | None = None
+    caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
 
     def type_of(self, atom: ir.Atom) -> VType:
         return self.types[atom.name] if isinstance(atom, ir.Var) else of_value(atom.value, False)
@@ -144,7 +145,7 @@ class Program:
                     _Infer(self, spec).run()
                 except ChadError as e:
                     if not spec.optional:
-                        raise
+                        raise _with_calls(e, spec) from None
                     spec.error, spec.result = e, OBJECT  # its callers run the original function
                 changed |= spec.result != before
             if not changed and len(self.specs) == count:
@@ -156,7 +157,10 @@ class Program:
                 reachable.append(s)
                 todo.extend(s.callees.values())
         for s in reachable:  # now report what an early round's unknown (BOTTOM) types excused
-            _Infer(self, s, strict=True).run()
+            try:
+                _Infer(self, s, strict=True).run()
+            except ChadError as e:
+                raise _with_calls(e, s) from None
         for s in reachable:  # BOTTOM left over only on paths that never return
             s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = OBJECT if s.result is BOTTOM else s.result
@@ -168,6 +172,7 @@ class _Infer:
     def __init__(self, program: Program, spec: Spec, strict: bool = False):
         self.program = program
         self.spec = spec
+        self.loc: Loc | None = None  # the let being inferred
         self.strict = strict  # types are final: a call of a non-function is an error now
 
     def run(self) -> None:
@@ -178,13 +183,15 @@ class _Infer:
 
     def block(self, block: ir.Block) -> VType:
         for let in block.lets:
+            self.loc = let.loc
             try:
                 t = self.expr(let.expr)
                 self.bind(let.target, t)
             except ChadError as e:
-                if e.loc is None:
-                    raise type(e)(e.message, let.loc) from None
-                raise
+                e.located(let.loc)
+                if isinstance(let.expr, (ir.Call, ir.Apply)):
+                    e.reached_from(let.loc)  # an error in the callee: this call led there
+                raise e from None
         return self.atom(block.result)
 
     def bind(self, target: str | tuple[str, ...], t: VType) -> None:
@@ -264,6 +271,8 @@ class _Infer:
             if not holds_function(callee.result):
                 return inactive(callee.result)
         callee = self.program.spec(code, args)
+        if callee.caller is None and callee is not self.spec:
+            callee.caller = (self.spec, self.loc)
         self.spec.callees[id(e)] = callee
         if _transient(callee.result):
             raise ChadTypeError(
@@ -346,6 +355,16 @@ class _Infer:
                     "parameter (`lambda y, k=k: ...`)"
                 )
         return types[0] if len(types) == 1 else Tup(tuple(types))
+
+
+def _with_calls(e: ChadError, spec: Spec) -> ChadError:
+    """The error with the chain of calls that led to `spec` (the user's outermost call first)."""
+    seen = set()
+    while spec.caller is not None and id(spec) not in seen:
+        seen.add(id(spec))
+        spec, loc = spec.caller
+        e.reached_from(loc)
+    return e
 
 
 def default_positions(code: ir.Function, given: int) -> list[int]:

@@ -55,7 +55,7 @@ def simplify(fn: Def) -> Def:
     body = _in_defs(body, propagate_zeros)
     body = _in_defs(body, propagate_copies)
     body = _in_defs(body, remove_dead_cotangents)
-    return trim_tapes(Def(fn.name, fn.params, body, fn.comment))
+    return trim_tapes(Def(fn.name, fn.params, body, fn.comment, loc=fn.loc))
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
@@ -63,7 +63,7 @@ def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
     out = []
     for s in stmts:
         if isinstance(s, Def):
-            s = Def(s.name, s.params, fn(s.body), s.comment)
+            s = Def(s.name, s.params, fn(s.body), s.comment, loc=s.loc)
         elif bodies(s):
             s = with_bodies(s, [_in_defs(b, fn) for b in bodies(s)])
         out.append(s)
@@ -94,8 +94,9 @@ def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
             body.remove(d1)
             orelse.remove(d2)
             d2_body = rename(d2.body, dict(zip(d2.params, d1.params)))
-            hoisted.append(Def(name, d1.params, [If(s.test, d1.body, d2_body, "the branch taken forward")], s.comment))
-        out.append(If(s.test, body, orelse, s.comment))
+            branches = If(s.test, d1.body, d2_body, "the branch taken forward", loc=s.loc)
+            hoisted.append(Def(name, d1.params, [branches], s.comment, loc=s.loc))
+        out.append(If(s.test, body, orelse, s.comment, loc=s.loc))
         out.extend(hoisted)
     return out
 
@@ -139,7 +140,7 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                         mapping[param] = arg.id
                     else:  # e.g. a tuple cotangent {0: da, 1: db}: d_a_b, for `a, b = ...`
                         ct = "d_" + name.removesuffix("_bp")
-                        out.append(Assign([ct], arg, s.comment))
+                        out.append(Assign([ct], arg, s.comment, loc=s.loc))
                         mapping[param] = ct
                 out.extend(expand(rename(d.body, mapping)))
             elif isinstance(s, Def) and s.name in inlinable:
@@ -165,16 +166,16 @@ def localize_accumulator(run: Def) -> Def:
             if isinstance(s, AccNew):
                 continue
             if isinstance(s, AccPush):
-                out.append(Assign([s.ct], s.zero, s.comment))
+                out.append(Assign([s.ct], s.zero, s.comment, loc=s.loc))
             elif isinstance(s, AccOne):
-                out.append(Accum(s.ct, s.value, s.real, s.comment))
+                out.append(Accum(s.ct, s.value, s.real, s.comment, loc=s.loc))
             elif isinstance(s, AccPop):
                 continue  # the local already holds the total
             else:
                 out.append(_nested(s, convert))
         return out
 
-    return Def(run.name, run.params, convert(run.body), run.comment)
+    return Def(run.name, run.params, convert(run.body), run.comment, loc=run.loc)
 
 
 # ------------------------------------------------------------------ 4. zeros
@@ -208,7 +209,7 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
                 continue
             nxt = out[later[k]]
             if isinstance(nxt, Accum) and nxt.name == v and v not in expr_names(nxt.value):
-                out[later[k]] = Assign([v], nxt.value, nxt.comment or s.comment)
+                out[later[k]] = Assign([v], nxt.value, nxt.comment or s.comment, loc=nxt.loc)
                 keep[i] = False
     return [s for s, k in zip(out, keep) if k]
 

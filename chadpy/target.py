@@ -10,6 +10,10 @@ variables. `codegen` turns all of this into gast and then into source text.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .errors import Loc
 
 
 class Expr:
@@ -169,6 +173,7 @@ class Assign(Stmt):
     targets: list[str]  # more than one: tuple unpacking
     value: Expr
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -179,6 +184,7 @@ class Accum(Stmt):
     value: Expr
     real: bool
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -187,6 +193,7 @@ class If(Stmt):
     body: list[Stmt]
     orelse: list[Stmt]
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -196,6 +203,7 @@ class Def(Stmt):
     body: list[Stmt]
     comment: str = ""
     env: tuple[str, ...] | None = None  # a backpropagator's Γ: the variable in each slot
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -206,6 +214,7 @@ class For(Stmt):
     iter: Expr
     body: list[Stmt]
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -214,11 +223,13 @@ class While(Stmt):
 
     body: list[Stmt]
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
 class Break(Stmt):
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -228,6 +239,7 @@ class Record(Stmt):
     tape: str
     names: list[str]
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -238,6 +250,7 @@ class Replay(Stmt):
     names: list[str]
     body: list[Stmt]
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 def bodies(s: Stmt) -> list[list[Stmt]]:
@@ -260,6 +273,7 @@ def with_bodies(s: Stmt, new: list[list[Stmt]]) -> Stmt:
 class Return(Stmt):
     value: Expr
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -268,6 +282,7 @@ class Do(Stmt):
 
     value: Expr
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 # The environment accumulator of Fig. 8: slot numbers are static De Bruijn levels.
@@ -279,6 +294,7 @@ class AccNew(Stmt):
     depth: int
     cls: type
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -290,6 +306,7 @@ class AccPush(Stmt):
     ct: str  # the cotangent's name once the slot becomes a local variable
     zero: Expr
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -302,6 +319,7 @@ class AccOne(Stmt):
     value: Expr
     real: bool
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 @dataclass(eq=False)
@@ -312,6 +330,7 @@ class AccPop(Stmt):
     slot: int
     ct: str
     comment: str = ""
+    loc: Loc | None = None  # the user's source line it comes from
 
 
 # ---------------------------------------------------------------- traversal
