@@ -115,7 +115,7 @@ class _Owners:
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
             return [e.base] if view else []
         if isinstance(e, ir.Prim):
-            if e.op.aliases or e.op.data_only:  # the result may be (part of) an argument
+            if e.op.aliases:  # the result may be (part of) an argument
                 return e.args
             if e.op is LIST_APPEND:  # the list keeps the element
                 return e.args[1:]
@@ -128,7 +128,7 @@ class _Owners:
         if isinstance(e, ir.GetItem):  # a list's slice is a copy
             return e.slice is not None and isinstance(self.types.get(_name(e.base)), Lst)
         if isinstance(e, ir.Prim):
-            return not (e.op.aliases or e.op.data_only) and _mutable(self.types.get(target))
+            return not e.op.aliases and _mutable(self.types.get(target))
         return False
 
     def update(self, let: ir.Let, e: ir.Prim, owned: set[str], later: set[str]) -> None:

@@ -85,7 +85,8 @@ def is_missing(value: object) -> bool:
 def parse_function(fn: types.FunctionType) -> ParsedFunction:
     """Read and parse the source of `fn`; its `def` is the tree's only statement."""
     if not isinstance(fn, types.FunctionType):
-        raise UnknownFunction(f"chadpy can only differentiate Python functions, not {type(fn).__name__} {fn!r}")
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise UnknownFunction(f"chadpy can only differentiate Python functions; `{name}` is not one")
     code = fn.__code__
     if code.co_filename.startswith(_PACKAGE):
         raise ChadError(
@@ -119,7 +120,7 @@ def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
     filename = inspect.getsourcefile(fn) or code.co_filename
     lines = linecache.getlines(filename)
     if not lines:
-        raise UnknownFunction(f"the source of {fn!r} cannot be read; chadpy needs a lambda defined in a file")
+        raise UnknownFunction("the source of a lambda cannot be read; chadpy needs a lambda defined in a file")
     spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
     params = list(code.co_varnames[: code.co_argcount])
     found = []
@@ -130,7 +131,7 @@ def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
             if spots and all(start <= spot < end for spot in spots):
                 found.append(node)
     if not found:
-        raise UnknownFunction(f"the source of {fn!r} cannot be found in {filename}")
+        raise UnknownFunction(f"the source of a lambda cannot be found in {filename}")
     node = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost
     tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
     gast.copy_location(tree, node)

@@ -1,0 +1,471 @@
+"""Regression tests: every reproducer of the correctness issue ("never a wrong gradient, never a
+crash"), each checked against central finite differences (or, where chadpy cannot differentiate
+the program, a clear `ChadError` at the user's line).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import traceback
+
+import numpy as np
+import pytest
+import scipy.special
+from fd import assert_close, assert_grad_matches_fd, central_diff
+from test_errors import assert_located
+
+import chadpy as chad
+
+# ====================================================================== 1. values without types
+
+
+def data_array_times_sum(ws, x):
+    s = sum(ws)
+    return s**2 + np.sum(s * x)
+
+
+def unused_array_of_a_list_sum(x3):
+    values = []
+    values.append(x3)
+    v = sum(values)
+    unused = np.ones(4) * v  # noqa: F841  (typed as an array; it used to make v an array too)
+    return v
+
+
+def float_times_data_array(a, x):
+    return np.sum(a * x)
+
+
+def numpy_scalar_loop(a, w):
+    s = 0.0
+    for i in range(len(a)):
+        s = s + a[i] * a[i] * w
+    return s
+
+
+def float_or_numpy_scalar(x, v):
+    if x > 0.0:
+        return x * 2.0
+    return np.sum(v) * x
+
+
+def test_a_float_times_a_data_array_is_an_array():
+    assert_grad_matches_fd(data_array_times_sum, ([0.5, 0.5], np.array([1.0, 2.0, 3.0])), argnums=0)
+    assert chad.grad(data_array_times_sum)([0.5, 0.5], np.array([1.0, 2.0, 3.0])) == [8.0, 8.0]
+
+
+def test_an_unused_array_does_not_change_a_float_gradient():
+    assert_grad_matches_fd(unused_array_of_a_list_sum, (-0.9,))
+    assert chad.grad(unused_array_of_a_list_sum)(-0.9) == 1.0
+
+
+def test_gradient_with_respect_to_a_float_times_a_data_array():
+    assert_grad_matches_fd(float_times_data_array, (0.5, np.linspace(0, 1, 4)), argnums=0)
+    assert chad.grad(float_times_data_array, argnums=0)(0.5, np.linspace(0, 1, 4)) == pytest.approx(2.0)
+
+
+def test_numpy_scalars_are_floats_in_loops():
+    a = np.array([0.3, -1.2, 0.7])
+    assert_grad_matches_fd(numpy_scalar_loop, (a, 0.8), argnums=(0, 1))
+    code = chad.source(numpy_scalar_loop, a, 0.8, annotate=False)
+    assert "dense(" not in code and "unbroadcast(" not in code  # no array code for scalar arithmetic
+
+
+@pytest.mark.parametrize("x", [0.7, -0.7])
+def test_a_python_float_on_one_path_and_a_numpy_scalar_on_another_is_a_float_output(x):
+    assert_grad_matches_fd(float_or_numpy_scalar, (x, np.array([1.0, 2.0])), argnums=0)
+
+
+# ====================================================================== 2-4. defaults, nested lists, sorted dicts
+
+
+def recursive_nested_default(x):
+    def g(t, m=3):
+        if m <= 0:
+            return t
+        return g(t, m - 1)
+
+    return g(x)
+
+
+def nested_list_array(x):
+    return np.sum(np.array([[x, x], [x, x]]))
+
+
+def nested_list_rows(x, y):
+    m = np.array([[x, y * y], [np.sin(x), 2.0]])
+    return np.sum(m @ m)
+
+
+def sorted_dict_keys(x):
+    d = {"b": np.array([x, 2 * x]), "a": np.array([x])}
+    total = 0.0
+    for k in sorted(d):
+        total = total + np.sum(np.sin(d[k]))
+    return total
+
+
+def test_recursive_nested_function_keeps_its_defaults():
+    assert_grad_matches_fd(recursive_nested_default, (0.5,))
+
+
+def test_array_of_a_nested_list():
+    assert_grad_matches_fd(nested_list_array, (0.5,))
+    assert chad.grad(nested_list_array)(0.5) == 4.0
+    assert_grad_matches_fd(nested_list_rows, (0.5, -1.3), argnums=(0, 1))
+
+
+def test_sorted_of_a_dict_iterates_its_keys():
+    assert_grad_matches_fd(sorted_dict_keys, (0.5,))
+
+
+# ====================================================================== 5. decorated functions and derivatives
+
+
+def fourth_power(x):
+    return x**4
+
+
+def negated(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return -fn(x)
+
+    return wrapper
+
+
+@negated
+def negated_cube(x):
+    return x**3
+
+
+def calls_a_derivative(x):
+    return DERIVATIVE(x) * x
+
+
+DERIVATIVE = chad.grad(fourth_power)
+
+
+def test_a_wraps_decorator_is_differentiated_as_called():
+    assert_grad_matches_fd(negated_cube, (2.0,))
+    assert chad.grad(negated_cube)(2.0) == -12.0
+
+
+@pytest.mark.parametrize("make", [lambda: chad.grad(chad.grad(fourth_power)), lambda: chad.grad(calls_a_derivative)])
+def test_grad_of_a_derivative_is_a_clear_error(make):
+    with pytest.raises(chad.ChadError, match="grad of grad"):
+        make()(2.0)
+
+
+# ====================================================================== 6-9. the API
+
+
+def expit_twice(x):
+    return scipy.special.expit(x) * 2.0
+
+
+def expit_sum(v):
+    return np.sum(scipy.special.expit(v))
+
+
+@pytest.fixture
+def expit_rule():
+    chad.defvjp(scipy.special.expit, lambda d, y, x: [d * y * (1 - y)])
+    yield
+    del chad.primitives.PRIMITIVES[scipy.special.expit]
+
+
+def test_defvjp_of_a_ufunc(expit_rule):
+    assert_grad_matches_fd(expit_twice, (0.3,))
+    assert_grad_matches_fd(expit_sum, (np.array([0.1, -0.2, 2.0]),))
+
+
+def with_dict_aux(x):
+    return x * x, {"a": x, "b": [x, 2.0]}
+
+
+def with_list_aux(x):
+    return x * x, [x, 2.0 * x]
+
+
+@pytest.mark.parametrize("fn", [with_dict_aux, with_list_aux])
+def test_has_aux_of_any_structure(fn):
+    g, aux = chad.grad(fn, has_aux=True)(0.3)
+    assert g == pytest.approx(0.6) and aux == fn(0.3)[1]
+    out, pullback, aux = chad.vjp(fn, 0.3, has_aux=True)
+    assert out == pytest.approx(0.09) and pullback(1.0) == (pytest.approx(0.6),) and aux == fn(0.3)[1]
+
+
+@pytest.mark.parametrize(("fn", "x"), [(math.sin, 0.3), (math.exp, -1.2), (np.sum, np.array([1.0, 2.0, 3.0]))])
+def test_grad_of_a_primitive(fn, x):
+    assert_close(chad.grad(fn)(x), central_diff(fn, (x,), 0))
+
+
+def test_vjp_of_a_primitive():
+    x = np.array([0.3, -1.0])
+    y, pullback = chad.vjp(np.tanh, x)
+    assert_close(y, np.tanh(x))
+    assert_close(pullback(np.ones(2))[0], 1.0 - np.tanh(x) ** 2)
+
+
+@pytest.mark.parametrize("value", [42, "f", None])
+def test_grad_of_a_non_function_is_a_clear_error(value):
+    with pytest.raises(chad.ChadError, match="differentiates functions"):
+        chad.grad(value)
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @chad.reverse
+    def predict(self, x):
+        return x * 2.0 + math.sin(x)
+
+    def loss(self, x, y):
+        return (x - y) ** 2 * 3.0
+
+
+def test_reverse_on_a_method():
+    m = Model(1.5)
+    assert m.predict(0.5) == 0.5 * 2.0 + math.sin(0.5)
+    assert m.predict.grad(0.5) == pytest.approx(2.0 + math.cos(0.5))
+    assert Model.predict(m, 0.5) == m.predict(0.5)
+
+
+def test_grad_of_a_bound_method():
+    m = Model(1.5)
+    assert chad.grad(m.loss, argnums=(0, 1))(1.0, 0.25) == (pytest.approx(4.5), pytest.approx(-4.5))
+
+
+# ====================================================================== 10. deep expressions
+
+
+def _module(tmp_path, name: str, source: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_2000_term_sum(tmp_path):
+    terms = " + ".join(f"z * {k}.0" for k in range(2000))
+    f = _module(tmp_path, "deep_sum", f"def f(z):\n    return {terms}\n").f
+    assert chad.grad(f)(1.5) == float(sum(range(2000)))
+
+
+def test_100_nested_calls(tmp_path):
+    f = _module(tmp_path, "deep_calls", "import math\n\ndef f(z):\n    return " + "math.sin(" * 100 + "z" + ")" * 100).f
+    assert_grad_matches_fd(f, (0.7,))
+
+
+# ====================================================================== 11. false rejections
+
+
+def append_with_break(x, n):
+    values = []
+    for i in range(n):
+        if i > 2:
+            break
+        values.append(x * i)
+    return sum(values)
+
+
+def comprehension_in_one_branch(x):
+    if x > 0:
+        t = sum([y * 2 for y in [x, x]])
+    else:
+        t = x
+    y = t * 3
+    return y
+
+
+def sum_passed_to_a_call_in_a_loop(a, b):
+    total = 0.0
+    for _ in range(3):
+        s = a + b
+        total = total + math.sin(s)
+        a = s * 0.5
+    return total
+
+
+def list_sum_passed_to_a_call_in_a_loop(a, b):
+    total = 0.0
+    for k in range(3):
+        s = [a * k] + [b]
+        total = total + sum(s)
+    return total
+
+
+def test_appending_in_a_loop_with_break():
+    assert_grad_matches_fd(append_with_break, (0.5, 5))
+    assert chad.grad(append_with_break)(0.5, 5) == 3.0
+
+
+def test_a_comprehension_variable_is_not_the_functions():
+    assert_grad_matches_fd(comprehension_in_one_branch, (0.5,))
+    assert_grad_matches_fd(comprehension_in_one_branch, (-0.5,))
+
+
+def test_values_passed_to_calls_in_loops():
+    assert_grad_matches_fd(sum_passed_to_a_call_in_a_loop, (0.3, 0.4), argnums=(0, 1))
+    assert_grad_matches_fd(list_sum_passed_to_a_call_in_a_loop, (0.3, 0.4), argnums=(0, 1))
+
+
+# ====================================================================== 12-13. arguments and kinds of rules
+
+
+def matrix_one_norm(a):
+    return np.linalg.norm(a, 1)
+
+
+def vector_three_norm(x):
+    return np.linalg.norm(x, 3)
+
+
+def vector_norm_by_keyword(x):
+    return np.linalg.norm(x, axis=0) + np.linalg.norm(x, None, 0, False)
+
+
+def power_of_aranges(x):
+    return np.sum(x ** np.arange(4))
+
+
+def array_to_float_power(v, p):
+    return np.sum(np.abs(v) ** p)
+
+
+@pytest.mark.parametrize(("fn", "x"), [(matrix_one_norm, np.eye(2)), (vector_three_norm, np.array([1.0, -2.0]))])
+def test_an_argument_chadpy_does_not_handle_is_an_error_not_another_parameter(fn, x):
+    with pytest.raises(chad.UnsupportedSyntax) as info:
+        chad.grad(fn)(x)
+    assert "`ord`" in info.value.message
+    assert_located(str(info.value), fn, f"return np.linalg.norm({'a' if fn is matrix_one_norm else 'x'}, "
+                   f"{1 if fn is matrix_one_norm else 3})")
+
+
+def test_arguments_bound_by_the_real_signature():
+    assert_grad_matches_fd(vector_norm_by_keyword, (np.array([1.0, -2.0, 0.5]),))
+
+
+def test_power_with_a_float_base_and_an_array_exponent():
+    assert_grad_matches_fd(power_of_aranges, (0.5,))
+    assert chad.grad(power_of_aranges)(0.5) == pytest.approx(2.75)
+    assert_grad_matches_fd(array_to_float_power, (np.array([0.5, -1.5]), 2.5), argnums=(0, 1))
+
+
+# ====================================================================== 14. Python's in-place semantics
+
+
+def aliased_augmented(a, z):
+    a = a * 1.0
+    b = a
+    a += z
+    return np.sum(b)
+
+
+def view_augmented(a):
+    h = a[:2]
+    h *= 3
+    return np.sum(a)
+
+
+def argument_augmented(a, z):
+    a += z
+    return np.sum(a)
+
+
+def owned_accumulator(v):
+    s = np.zeros(3)
+    for i in range(2):
+        s += v * i
+    return np.sum(s * s)
+
+
+def owned_copy_then_update(v):
+    b = v * 1.0
+    c = b
+    c += 1.0
+    return np.sum(c * c)
+
+
+def is_float(v):
+    return v * 2.0 if isinstance(v, float) else v
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "line"),
+    [
+        (aliased_augmented, (np.ones(3), 1.0), "a += z"),
+        (view_augmented, (np.ones(3),), "h *= 3"),
+        (argument_augmented, (np.ones(3), 1.0), "a += z"),
+    ],
+)
+def test_an_in_place_update_another_name_may_see_is_an_error(fn, args, line):
+    with pytest.raises(chad.UnsupportedSyntax) as info:
+        chad.grad(fn)(*args)
+    assert "in place" in info.value.message
+    assert_located(str(info.value), fn, line)
+
+
+def test_an_in_place_update_nobody_else_sees_is_fine():
+    assert_grad_matches_fd(owned_accumulator, (np.array([0.5, -1.0, 2.0]),))
+    assert_grad_matches_fd(owned_copy_then_update, (np.array([0.5, -1.0, 2.0]),))
+
+
+def test_isinstance_with_a_builtin_type():
+    assert chad.grad(is_float)(1.5) == 2.0
+
+
+# ====================================================================== messages
+
+
+def helper_with_a_with(x):
+    with open(__file__):
+        pass
+    return x
+
+
+def calls_the_helper(x):
+    return helper_with_a_with(x) * 2.0
+
+
+def square_root(x):
+    return math.sqrt(x) * 2.0
+
+
+def test_an_error_in_a_callee_names_the_users_call():
+    with pytest.raises(chad.UnsupportedSyntax) as info:
+        chad.grad(calls_the_helper)(1.0)
+    message = str(info.value)
+    assert_located(message, calls_the_helper, "return helper_with_a_with(x) * 2.0")
+    assert_located(message, helper_with_a_with, "with open(__file__):")
+
+
+def test_api_misuse_names_the_users_line():
+    with pytest.raises(chad.ChadError) as info:
+        chad.grad(square_root, argnums=3)(1.0)
+    assert info.value.loc is not None and info.value.loc.filename == __file__
+    assert "argnums=3" in info.value.loc.line
+
+
+def _chadpy_frames(error: BaseException) -> list[str]:
+    files = [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
+    return [f for f in files if f.startswith(chad.__path__[0])]
+
+
+def test_tracebacks_leave_out_chadpys_frames(monkeypatch):
+    monkeypatch.delenv("CHADPY_TRACEBACK", raising=False)
+    with pytest.raises(ZeroDivisionError) as info:
+        chad.grad(square_root)(0.0)  # d/dx sqrt at 0: a float division by zero in the backward pass
+    assert len(_chadpy_frames(info.value)) == 1  # the entry point's `raise`, whose line says how to see them
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "return math.sqrt(x) * 2.0" in notes and __file__ in notes
+    monkeypatch.setenv("CHADPY_TRACEBACK", "full")
+    with pytest.raises(ZeroDivisionError) as info:
+        chad.grad(square_root)(0.0)
+    assert len(_chadpy_frames(info.value)) > 3
