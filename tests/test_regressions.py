@@ -344,8 +344,11 @@ def test_an_argument_chadpy_does_not_handle_is_an_error_not_another_parameter(fn
     with pytest.raises(chad.UnsupportedSyntax) as info:
         chad.grad(fn)(x)
     assert "`ord`" in info.value.message
-    assert_located(str(info.value), fn, f"return np.linalg.norm({'a' if fn is matrix_one_norm else 'x'}, "
-                   f"{1 if fn is matrix_one_norm else 3})")
+    assert_located(
+        str(info.value),
+        fn,
+        f"return np.linalg.norm({'a' if fn is matrix_one_norm else 'x'}, {1 if fn is matrix_one_norm else 3})",
+    )
 
 
 def test_arguments_bound_by_the_real_signature():
