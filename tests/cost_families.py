@@ -86,6 +86,12 @@ def let_chain(n: int):
     return _straight_line(f"let_chain_{n}", "x", lines, "y"), (0.7,)
 
 
+def term_sum(n: int):
+    """x * c_0 + x * c_1 + ... + x * c_{n-1}: one expression n terms long (an AST n deep)."""
+    terms = " + ".join(f"x * {1.0 + k / n!r}" for k in range(n))
+    return _straight_line(f"term_sum_{n}", "x", [], terms), (0.3,)
+
+
 def nested_calls(n: int):
     """y = g(y), n times: n calls of another function, each with its own derivative."""
     prelude = "def g(y):\n    return math.sin(y) * 0.5 + y\n\n"
@@ -146,6 +152,7 @@ FAMILIES = [
     Family("fibonacci", "a, b = b, a + b, n times", fibonacci, True),
     Family("let_chain", "y = sin(y), n times", let_chain, True),
     Family("nested_calls", "y = g(y), n times", nested_calls, True),
+    Family("term_sum", "x * c_0 + ... + x * c_{n-1}: one expression of n terms", term_sum, True),
     Family("union_tree", "Appendix A: a balanced tree adding n variables", union_tree, True),
     Family("loop", "for i in range(n): s += sin(x*i)", loop, False),
     Family("indexing_list", "for i in range(n): s += xs[i]**2, a list", indexing_list, False),
