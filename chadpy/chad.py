@@ -29,7 +29,7 @@ from . import ir
 from .arrays import dense, index_ct, unbroadcast
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
-from .infer import Spec, default_positions
+from .infer import Spec, default_positions, python_defaults
 from .lower import NameSupply
 from .primitives import resolve
 from .runtime import Closure, element, slice_ct, tuple_part
@@ -118,6 +118,8 @@ class _Chad:
             return Name(atom.name)
         if isinstance(atom, ir.Ref):
             return Obj(atom.value, atom.path)
+        if not _literal(atom.value):  # a default value that is an object: passed as one
+            return Obj(atom.value, "default")
         return Lit(atom.value)
 
     def bp_call(self, bp: str, d: Expr) -> Stmt:
@@ -524,6 +526,10 @@ class _Chad:
             for k in default_positions(callee.fn, len(e.args)):
                 atoms.append((e.fn, k))
                 args.append(Item(env, Lit(k)))
+        else:  # a module-level function: its own defaults
+            for default in python_defaults(callee.fn.pyfunc, len(e.args)):
+                atoms.append(ir.Const(default))
+                args.append(self.primal(ir.Const(default)))
         rule = (
             f"the code of {ir.format_atom(e.fn)} on its captured values; its backpropagator gives their "
             "cotangent (into its slot) and the arguments'"
@@ -572,6 +578,13 @@ def _located(stmts: list[Stmt], loc: Loc | None) -> list[Stmt]:
         for body in bodies(s):
             _located(body, loc)
     return stmts
+
+
+def _literal(value: object) -> bool:
+    """A value Python source writes as a literal."""
+    if isinstance(value, tuple):
+        return all(map(_literal, value))
+    return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
 
 
 def _tuple(items: list[Expr]) -> Expr:

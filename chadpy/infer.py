@@ -13,12 +13,13 @@ first argument (closure conversion, Appendix C).
 
 from __future__ import annotations
 
+import inspect
 import types as pytypes
 from dataclasses import dataclass, field
 
 from . import ir, ownership
 from .errors import ChadError, ChadTypeError, Loc, UnknownFunction
-from .kinds import UNKNOWN
+from .kinds import UNKNOWN, as_array
 from .lower import lower_function, lower_primitive
 from .primitives import lookup, resolve
 from .source import Watch
@@ -37,6 +38,7 @@ from .vtypes import (
     VType,
     dct,
     describe,
+    dtype_of,
     element,
     functions_in,
     holds_function,
@@ -232,8 +234,9 @@ class _Infer:
                     f"(it is {describe(fn)})"
                 )
             args = tuple(self.atom(a) for a in e.args)
-            if not isinstance(fn.code, ir.Function):
-                return self.call(e, fn.code, args, always=True)
+            if not isinstance(fn.code, ir.Function):  # a module-level function: its own defaults
+                defaults = tuple(of_value(d, False) for d in python_defaults(fn.code, len(args)))
+                return self.call(e, fn.code, (*args, *defaults), always=True)
             defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
             return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
         if isinstance(e, ir.MakeTuple):
@@ -367,6 +370,18 @@ def _with_calls(e: ChadError, spec: Spec) -> ChadError:
     return e
 
 
+def python_defaults(code: object, given: int) -> list[object]:
+    """The default values of the parameters a call of Python function `code` with `given`
+    positional arguments leaves out (none for a primitive: it takes what it is given)."""
+    if not isinstance(code, pytypes.FunctionType):
+        return []
+    params = list(inspect.signature(code).parameters.values())
+    missing = params[given:]
+    if len(params) < given or any(p.default is p.empty for p in missing):
+        raise ChadTypeError(f"`{code.__name__}` takes {len(params)} arguments (some with defaults), given {given}")
+    return [p.default for p in missing]
+
+
 def default_positions(code: ir.Function, given: int) -> list[int]:
     """Where the function value of lifted `code` keeps the defaults of the parameters a call
     with `given` arguments leaves out."""
@@ -383,16 +398,23 @@ def _transient(t: VType) -> bool:
 
 
 def _array_item(base: Arr, e: ir.GetItem, index: VType) -> VType:
-    """The type of `x[index]` for an array x: ints drop an axis each, slices keep one,
-    `None` adds one; anything else (integer arrays, masks, `...`) gives an array of any rank."""
+    """The type of `x[index]` for an array x (NumPy's rules): ints and integer arrays (or lists) index
+    an axis each and together add the axes of their broadcast shape, slices keep an axis, `None` adds
+    one, a boolean mask of rank k replaces k axes by one; anything else gives an array of any rank."""
     if isinstance(e.slice, slice):
         return base
-    dropped = 0
-    for part in index.items if isinstance(index, Tup) else (index,):
-        if part == INT:
+    parts = index.items if isinstance(index, Tup) else (index,)
+    dropped, added, advanced = 0, 0, []
+    for part in parts:
+        if part == INT or isinstance(part, (Arr, Lst)) and dtype_of(as_array(part)) == "i":
             dropped += 1
+            advanced.append(as_array(part).rank)
         elif part == NONE:
-            dropped -= 1
+            added += 1
+        elif isinstance(part, Arr) and part.dtype == "b" and len(parts) == 1 and part.rank is not None:
+            dropped, added = part.rank, 1
         elif part != SLICE:
             return Arr(None, base.dtype, base.active)
-    return element(base, dropped)
+    if None in advanced:
+        return Arr(None, base.dtype, base.active)
+    return element(base, dropped - added - max(advanced, default=0))

@@ -140,13 +140,14 @@ def either(types: list[VType], consts: list[object]) -> VType:
 
 
 def _axis_rank(rank: int | None, axis: object, keepdims: object) -> int | None:
-    if rank is None or axis is UNKNOWN or keepdims is UNKNOWN:
+    """The rank of a reduction's result: a scalar over every axis, whatever the array's rank."""
+    if axis is UNKNOWN or keepdims is UNKNOWN:
         return None
     if keepdims:
         return rank
     if axis is None:
         return 0
-    return rank - (len(axis) if isinstance(axis, tuple) else 1)
+    return None if rank is None else rank - (len(axis) if isinstance(axis, tuple) else 1)
 
 
 def reduction(dtype: str | None = None) -> KindRule:

@@ -27,7 +27,7 @@ code whose aliasing it changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from . import ir
 from .errors import UnsupportedSyntax
@@ -37,7 +37,10 @@ from .vtypes import Arr, Lst, VType
 
 def check(spec: object) -> None:
     """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
-    _Owners(spec.types).block(spec.fn.body, set(), set())
+    _Owners(spec.types).block(spec.fn.body, set(), lambda name: False)
+
+
+UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
 
 
 class _Owners:
@@ -46,12 +49,16 @@ class _Owners:
         # a tuple variable made of variables that owned their values and were not used again:
         # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
         self.packed: dict[str, list[bool]] = {}
+        self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
+        self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
+        self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
+        self.defined: set[str] = set()  # the variables bound so far on the way to the current let
 
-    def block(self, block: ir.Block, owned: set[str], live_after: set[str]) -> set[str]:
+    def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
 
-        `live_after`: the variables read after the block (by what follows it, or by the next
-        iteration of a loop it is the body of)."""
+        `outside(name)`: whether a variable is read after the block (by what follows it, or by
+        the next iteration of a loop it is the body of)."""
         last = {}  # variable -> the index of the last let reading it (len for the result)
         for k, let in enumerate(block.lets):
             for name in _reads(let.expr):
@@ -60,49 +67,61 @@ class _Owners:
             last[name] = len(block.lets)
         owned = set(owned)
         for k, let in enumerate(block.lets):
-            later = {n for n in _reads(let.expr) if last[n] > k or n in live_after}
-            self.let(let, owned, later)
+            self.let(let, owned, lambda name, k=k: last.get(name, -1) > k or outside(name))
+            self.defined.update(ir.bound_names(let))
         return owned
 
-    def let(self, let: ir.Let, owned: set[str], later: set[str]) -> None:
-        """Update `owned` past one let; `later`: the variables it reads that are used again after it."""
+    def let(self, let: ir.Let, owned: set[str], after: UsedAfter) -> None:
+        """Update `owned` past one let; `after(name)`: whether a variable is read after it."""
         e, target = let.expr, let.target
         if isinstance(e, ir.Case):
-            self.case(let, e, owned, later)
+            self.case(let, e, owned, after)
         elif isinstance(e, ir.Loop):
-            self.loop(let, e, owned, later)
+            self.loop(let, e, owned, after)
         elif isinstance(e, ir.Var):
-            self.copy(e.name, target, owned, later)
+            self.copy(e.name, target, owned, after)
         elif isinstance(e, ir.GetItem) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
-            base = e.base.name
-            if base not in later and self.packed[base][e.index.value]:
+            base, k = e.base.name, e.index.value
+            if not after(base) and self.packed[base][k]:
                 owned.add(target)
+            self.alias(target, self.items[base][k])
         else:
             if isinstance(e, ir.MakeTuple) and e.kind == "tuple" and isinstance(target, str):
-                self.packed[target] = [_name(a) in owned and _name(a) not in later for a in e.items]
-            for a in self.consumed(e, target):
+                self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
+                self.items[target] = [_name(a) for a in e.items]
+            for a in self.consumed(e):
                 _consume(a, owned)
+            for a in self.viewed(e, target):
+                self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
             if isinstance(e, ir.Prim) and e.inplace:
-                self.update(let, e, owned, later)
+                self.update(let, e, owned, after)
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
 
-    def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], later: set[str]) -> None:
+    def alias(self, name: str, *sources: str | None) -> None:
+        """`name` holds the same object as (one of) `sources`."""
+        self.same.setdefault(name, set()).update(s for s in sources if s is not None)
+
+    def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
         """`let target = source`: ownership moves along if `source` is not used again."""
-        moves = source not in later
-        if isinstance(target, tuple):  # destructuring a packed tuple
+        moves = not after(source)
+        if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
                 owned.update(t for t, own in zip(target, self.packed[source]) if own)
-        else:
-            if moves and source in owned:
-                owned.add(target)
-            if moves and source in self.packed:
-                self.packed[target] = self.packed[source]
+            for t, item in zip(target, self.items.get(source, ())):
+                self.alias(t, item)
+            return
+        if moves and source in owned:
+            owned.add(target)
+        if moves and source in self.packed:
+            self.packed[target] = self.packed[source]
+            self.items[target] = self.items[source]
         owned.discard(source)
+        self.alias(target, source)
 
-    def consumed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Atom]:
-        """The atoms of which `e` may keep (or return) another reference."""
+    def consumed(self, e: ir.Expr) -> list[ir.Atom]:
+        """The atoms a container, a closure or a callee may keep a reference to (for good)."""
         if isinstance(e, ir.MakeTuple):
             return e.items
         if isinstance(e, ir.MakeDict):
@@ -111,14 +130,19 @@ class _Owners:
             return e.captured
         if isinstance(e, (ir.Call, ir.Apply)):
             return e.args
-        if isinstance(e, ir.GetItem):  # a view of an array is a second reference to its data
+        if isinstance(e, ir.Prim) and e.op.data_only and e.op.aliases:  # a call chadpy cannot read
+            return e.args
+        if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list keeps the element
+            return e.args[1:]
+        return []
+
+    def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
+        """The variables whose data the result shares: `a[1:]`, `a.T`, `np.asarray(a)`, `max(a, b)`."""
+        if isinstance(e, ir.GetItem):
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
             return [e.base] if view else []
-        if isinstance(e, ir.Prim):
-            if e.op.aliases:  # the result may be (part of) an argument
-                return e.args
-            if e.op is LIST_APPEND:  # the list keeps the element
-                return e.args[1:]
+        if isinstance(e, ir.Prim) and e.op.aliases and not e.op.data_only:
+            return [a for a in e.args if isinstance(a, ir.Var)]
         return []
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
@@ -131,15 +155,17 @@ class _Owners:
             return not e.op.aliases and _mutable(self.types.get(target))
         return False
 
-    def update(self, let: ir.Let, e: ir.Prim, owned: set[str], later: set[str]) -> None:
-        """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it."""
+    def update(self, let: ir.Let, e: ir.Prim, owned: set[str], after: UsedAfter) -> None:
+        """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it:
+        the variable owns it, is not read again, and no view of it is."""
         xs = e.args[0]
-        kind = "a list" if isinstance(self.types.get(_name(xs)), Lst) else "an array"
         if not _mutable(self.types.get(_name(xs))):
             return  # `x += 1` on a number or a tuple: a new value in Python too
-        if _name(xs) in owned and xs.name not in later:
+        self.alias(let.target, xs.name)  # the same object, updated
+        if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
             owned.discard(xs.name)
             return
+        kind = "a list" if isinstance(self.types.get(xs.name), Lst) else "an array"
         what = "`append`" if e.op is LIST_APPEND else "this augmented assignment"
         raise UnsupportedSyntax(
             f"{what} updates {kind} in place that another name, a view, a container or the caller may also "
@@ -148,49 +174,84 @@ class _Owners:
             let.loc,
         )
 
-    def case(self, let: ir.Let, e: ir.Case, owned: set[str], later: set[str]) -> None:
+    def viewed_later(self, name: str, after: UsedAfter) -> bool:
+        """Whether a view of the object `name` holds (made through any earlier name of it) is read later."""
+        objects, todo = {name}, [name]
+        while todo:  # the earlier names of the same object
+            for earlier in self.same.get(todo.pop(), ()):
+                if earlier not in objects:
+                    objects.add(earlier)
+                    todo.append(earlier)
+        return any(v in self.defined and after(v) and bases & objects for v, bases in self.views.items())
+
+    def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
         """Each branch on its own; a target owns its value if it does at the end of both branches."""
         targets = ir.bound_names(let)
         ends, shapes = [], []
         for branch in (e.then, e.orelse):
-            end = self.block(branch, owned, later)
+            end = self.block(branch, owned, after)
             result = _name(branch.result)
-            own = result in end and result not in later
-            packed = self.packed.get(result) if result not in later else None
+            moves = result is not None and not after(result)
+            own = moves and result in end
+            packed = self.packed.get(result) if moves else None
             end.discard(result)  # handed on to the target
             ends.append(end)
             shapes.append((own, packed))
+            if isinstance(let.target, str):
+                self.alias(let.target, result)
+            else:  # each target is the same component of the branch's tuple
+                for t, item in zip(targets, self.items.get(result, ())):
+                    self.alias(t, item)
         owned.intersection_update(*ends)
+        packs = [p for _, p in shapes]
+        same = all(p is not None and len(p) == len(packs[0]) for p in packs)
         if isinstance(let.target, str):
             if all(own for own, _ in shapes):
                 owned.add(let.target)
-            packs = [p for _, p in shapes]
-            if all(p is not None and len(p) == len(packs[0]) for p in packs):
+            if same:
                 self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
-        else:
-            packs = [p for _, p in shapes]
-            if all(p is not None and len(p) == len(targets) for p in packs):
-                owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
+                self.items[let.target] = self._joined_items(e, len(packs[0]))
+        elif same and len(packs[0]) == len(targets):
+            owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
 
-    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], later: set[str]) -> None:
+    def _joined_items(self, e: ir.Case, width: int) -> list[str]:
+        """For a case whose branches both end in a tuple: a name per component standing for both branches'
+        components (so an update through the joined tuple finds their views)."""
+        out = []
+        for k in range(width):
+            joined = f"<component {k} of {id(e)}>"  # not a variable of the program: it links the branches'
+            for branch in (e.then, e.orelse):
+                items = self.items.get(_name(branch.result), ())
+                self.alias(joined, items[k] if k < len(items) else None)
+            out.append(joined)
+        return out
+
+    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], after: UsedAfter) -> None:
         """A state variable owns its value if its initial value does and every iteration hands a value it
         owns to the next: assume it for all such, drop those whose new value is not, until stable."""
         bound = _bound(e)
         outer = {n for n in _reads(e) if n not in bound}  # read again by every iteration
-        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and _name(a) not in later}
-        for a in e.init:
+        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
+        for p, a, n in zip(e.state, e.init, e.next):
             _consume(a, owned)
+            self.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
+        nexts = {n.name for n in e.next if isinstance(n, ir.Var)}
         while True:
+            self.defined -= bound  # what the body binds is not bound yet when an iteration starts
+            self.defined.update(e.state)
             start = owned | assumed
             if e.test is not None:
-                start = self.block(e.test, start, outer | later | set(e.state))
-            end = self.block(e.body, start, outer | later | {_name(n) for n in e.next} - {None})
+                start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
+            end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
             kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
             if kept == assumed:
                 break
             assumed = kept
         owned.intersection_update(end)  # what the loop consumed is not owned after it
-        owned.update(t for t, p in zip(ir.bound_names(let), e.state) if p in assumed)
+        for t, p in zip(ir.bound_names(let), e.state):
+            if p in assumed:
+                owned.add(t)
+            self.alias(t, p)
 
 
 def _mutable(t: VType | None) -> bool:

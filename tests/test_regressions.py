@@ -396,6 +396,49 @@ def owned_copy_then_update(v):
     return np.sum(c * c)
 
 
+def row_read_then_update(v):
+    acc = np.ones((3, 2)) * 0.9
+    s = 1.0
+    for _ in range(3):
+        acc += np.outer(v, v)[:, :2]
+        s = s * math.sin(acc[-2][-2])  # a view of a row, dead after this line
+    return s + np.sum(acc)
+
+
+def view_kept_across_a_loop(v):
+    acc = v * 1.0
+    first = acc[:1]  # a view: sees every later update of acc
+    for _ in range(2):
+        acc += v
+    return np.sum(first) + np.sum(acc)
+
+
+def view_through_a_swap(v, w):
+    a = v * 1.0
+    b = w * 1.0
+    view = a[1:]
+    a, b = b, a
+    b += 1.0  # b is the old a: the view sees this
+    return np.sum(view * view) + np.sum(a)
+
+
+def update_after_a_swap(v, w):
+    a = v * 1.0
+    b = w * 1.0
+    a, b = b, a
+    b += a
+    return np.sum(b * b)
+
+
+def update_after_a_branch(v, c):
+    if c > 0.0:
+        a = v * 2.0
+    else:
+        a = v * 3.0
+    a *= a
+    return np.sum(a)
+
+
 def is_float(v):
     return v * 2.0 if isinstance(v, float) else v
 
@@ -406,6 +449,8 @@ def is_float(v):
         (aliased_augmented, (np.ones(3), 1.0), "a += z"),
         (view_augmented, (np.ones(3),), "h *= 3"),
         (argument_augmented, (np.ones(3), 1.0), "a += z"),
+        (view_kept_across_a_loop, (np.ones(3),), "acc += v"),
+        (view_through_a_swap, (np.ones(3), np.ones(3)), "b += 1.0  # b is the old a: the view sees this"),
     ],
 )
 def test_an_in_place_update_another_name_may_see_is_an_error(fn, args, line):
@@ -416,8 +461,13 @@ def test_an_in_place_update_another_name_may_see_is_an_error(fn, args, line):
 
 
 def test_an_in_place_update_nobody_else_sees_is_fine():
-    assert_grad_matches_fd(owned_accumulator, (np.array([0.5, -1.0, 2.0]),))
-    assert_grad_matches_fd(owned_copy_then_update, (np.array([0.5, -1.0, 2.0]),))
+    v = np.array([0.5, -1.0, 2.0])
+    assert_grad_matches_fd(owned_accumulator, (v,))
+    assert_grad_matches_fd(owned_copy_then_update, (v,))
+    assert_grad_matches_fd(row_read_then_update, (v,))
+    assert_grad_matches_fd(update_after_a_swap, (v, v[::-1] * 0.5), argnums=(0, 1))
+    assert_grad_matches_fd(update_after_a_branch, (v, 1.0))
+    assert_grad_matches_fd(update_after_a_branch, (v, -1.0))
 
 
 def test_isinstance_with_a_builtin_type():
