@@ -69,6 +69,7 @@ class Spec:
     optional: bool = False
     error: ChadError | None = None
     caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
+    retains: tuple[bool, ...] | None = None  # per parameter: may it keep its argument (`ownership`)
 
     def type_of(self, atom: ir.Atom) -> VType:
         return self.types[atom.name] if isinstance(atom, ir.Var) else of_value(atom.value, False)
@@ -125,6 +126,10 @@ class Program:
             self.specs[key] = Spec(fn, sig, name, optional=optional)
         return self.specs[key]
 
+    def callee_of(self, spec: Spec, e: ir.Call) -> Spec | None:
+        """The specialisation a call runs (or, for one that runs the original function, that chadpy read)."""
+        return spec.callees.get(id(e)) or self.specs.get((e.fn, tuple(spec.type_of(a) for a in e.args)))
+
     def infer(self, entry: Spec) -> list[Spec]:
         """Infer types to a fixpoint; return the specialisations reachable from `entry`.
 
@@ -166,7 +171,7 @@ class Program:
         for s in reachable:  # BOTTOM left over only on paths that never return
             s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = OBJECT if s.result is BOTTOM else s.result
-            ownership.check(s)
+            ownership.check(s, self.callee_of)
         return reachable
 
 

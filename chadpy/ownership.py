@@ -13,11 +13,13 @@ at all), with a linear discipline:
 - ownership moves with a copy `b = a` when `a` is not used again, and through a
   branch or a loop when every path hands it on (a loop's variable owns its value if
   its initial value and every iteration's new value do);
-- anything that may keep another reference ends it: storing the value in a tuple,
-  list, dict or closure, passing it to a function, a view of an array (`a[1:]`,
-  `a.T`), or a copy `b = a` after which `a` is still used;
-- an in-place update needs its variable to own its value, and not to be used again
-  (in SSA form a later use can only be through another path to the same object).
+- a copy `b = a` after which `a` is still used ends it, and so does passing the
+  value to a function that may keep it (return it, store it: `retains`, computed
+  by the same walk over the callee; a function chadpy cannot read keeps everything);
+- an in-place update needs its variable to own its value, not to be used again (in
+  SSA form a later use can only be through another path to the same object), and
+  nothing that refers to the object to be read later: a view of it (`a[1:]`,
+  `a.T`, a row), a tuple, list, dict or closure holding it.
 
 So `xs = []; for ...: xs.append(v)` and `s = np.zeros(3); s += v` are accepted, and
 `b = a; a += z; np.sum(b)` or `xs.append(v)` on an argument are rejected with the
@@ -32,20 +34,33 @@ from collections.abc import Callable, Iterator
 from . import ir
 from .errors import UnsupportedSyntax
 from .rules.sequences import LIST_APPEND
-from .vtypes import Arr, Lst, VType
-
-
-def check(spec: object) -> None:
-    """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
-    _Owners(spec.types).block(spec.fn.body, set(), lambda name: False)
-
+from .vtypes import Arr, Lst, Tup, VType, of_value
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
+Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
+
+
+def check(spec: object, callee: Callee) -> None:
+    """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
+    _Owners(spec, callee, strict=True).function()
+
+
+def retains(spec: object, callee: Callee) -> tuple[bool, ...]:
+    """For each parameter of a specialisation: whether it may keep a reference to its argument (return
+    it, store it where the result or a callee keeps it). A recursive cycle assumes it does."""
+    if spec.retains is None:
+        spec.retains = (True,) * len(spec.fn.params)  # while being found out
+        spec.retains = _Owners(spec, callee, strict=False).function()
+    return spec.retains
 
 
 class _Owners:
-    def __init__(self, types: dict[str, VType]):
-        self.types = types
+    def __init__(self, spec: object, callee: Callee, strict: bool):
+        self.spec = spec
+        self.callee = callee
+        self.strict = strict  # raise at a rejected update (else: what it updates is simply not owned)
+        self.escaped: set[str] = set()  # variables whose values a callee may keep
+        self.types = spec.types
         # a tuple variable made of variables that owned their values and were not used again:
         # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
         self.packed: dict[str, list[bool]] = {}
@@ -53,6 +68,13 @@ class _Owners:
         self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
         self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
+
+    def function(self) -> tuple[bool, ...]:
+        """Walk the function's body; return which parameters it may keep a reference to."""
+        body = self.spec.fn.body
+        self.block(body, set(), lambda name: False)
+        kept = self.escaped | _atom_names(body.result)
+        return tuple(bool(self.referring(p) & kept) for p in self.spec.fn.params)
 
     def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
@@ -92,6 +114,7 @@ class _Owners:
                 self.items[target] = [_name(a) for a in e.items]
             for a in self.consumed(e):
                 _consume(a, owned)
+                self.escaped.add(a.name)
             for a in self.viewed(e, target):
                 self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
             if isinstance(e, ir.Prim) and e.inplace:
@@ -120,40 +143,50 @@ class _Owners:
         owned.discard(source)
         self.alias(target, source)
 
-    def consumed(self, e: ir.Expr) -> list[ir.Atom]:
-        """The atoms a container, a closure or a callee may keep a reference to (for good)."""
-        if isinstance(e, ir.MakeTuple):
-            return e.items
-        if isinstance(e, ir.MakeDict):
-            return e.values
-        if isinstance(e, ir.MakeClosure):
-            return e.captured
-        if isinstance(e, (ir.Call, ir.Apply)):
-            return e.args
-        if isinstance(e, ir.Prim) and e.op.data_only and e.op.aliases:  # a call chadpy cannot read
-            return e.args
-        if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list keeps the element
-            return e.args[1:]
+    def consumed(self, e: ir.Expr) -> list[ir.Var]:
+        """The variables a callee may keep a reference to for good (it may store or return them)."""
+        args = [a for a in getattr(e, "args", ()) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Call):
+            spec = self.callee(self.spec, e)
+            if spec is not None and spec.error is None:
+                kept = retains(spec, self.callee)
+                return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
+            return args
+        if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.data_only and e.op.aliases:
+            return args  # a function value, or a call chadpy cannot read: it may keep anything
         return []
 
     def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
-        """The variables whose data the result shares: `a[1:]`, `a.T`, `np.asarray(a)`, `max(a, b)`."""
-        if isinstance(e, ir.GetItem):
+        """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
+        the values a tuple, list, dict or closure holds."""
+        if isinstance(e, ir.GetItem):  # basic indexing views the array (an integer array or a mask copies)
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
-            return [e.base] if view else []
+            return [e.base] if view and not self.advanced(e) else []
         if isinstance(e, ir.Prim) and e.op.aliases and not e.op.data_only:
             return [a for a in e.args if isinstance(a, ir.Var)]
+        held = {ir.MakeTuple: "items", ir.MakeDict: "values", ir.MakeClosure: "captured"}
+        if type(e) in held:
+            return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list holds the element
+            return [a for a in e.args[1:] if isinstance(a, ir.Var)]
         return []
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
         if isinstance(e, ir.MakeTuple):
             return e.kind == "list"
-        if isinstance(e, ir.GetItem):  # a list's slice is a copy
-            return e.slice is not None and isinstance(self.types.get(_name(e.base)), Lst)
+        if isinstance(e, ir.GetItem):  # a list's slice and an array's advanced indexing copy
+            base = self.types.get(_name(e.base))
+            return e.slice is not None and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
         if isinstance(e, ir.Prim):
             return not e.op.aliases and _mutable(self.types.get(target))
         return False
+
+    def advanced(self, e: ir.GetItem) -> bool:
+        """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
+        index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
+        parts = index.items if isinstance(index, Tup) else (index,)
+        return any(isinstance(p, (Arr, Lst)) for p in parts)
 
     def update(self, let: ir.Let, e: ir.Prim, owned: set[str], after: UsedAfter) -> None:
         """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it:
@@ -163,6 +196,9 @@ class _Owners:
             return  # `x += 1` on a number or a tuple: a new value in Python too
         self.alias(let.target, xs.name)  # the same object, updated
         if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
+            owned.discard(xs.name)
+            return
+        if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
         kind = "a list" if isinstance(self.types.get(xs.name), Lst) else "an array"
@@ -175,14 +211,31 @@ class _Owners:
         )
 
     def viewed_later(self, name: str, after: UsedAfter) -> bool:
-        """Whether a view of the object `name` holds (made through any earlier name of it) is read later."""
+        """Whether anything else referring to the object `name` holds is read later."""
+        objects = self.earlier_names(name)
+        return any(v in self.defined and after(v) for v in self.referring(name) - objects)
+
+    def earlier_names(self, name: str) -> set[str]:
+        """`name` and the earlier names of the same object (copies, loop state, branches)."""
         objects, todo = {name}, [name]
-        while todo:  # the earlier names of the same object
+        while todo:
             for earlier in self.same.get(todo.pop(), ()):
                 if earlier not in objects:
                     objects.add(earlier)
                     todo.append(earlier)
-        return any(v in self.defined and after(v) and bases & objects for v, bases in self.views.items())
+        return objects
+
+    def referring(self, name: str) -> set[str]:
+        """The variables that refer to the object `name` holds: its names, views of it, containers and
+        closures holding it, and (as the same objects) later names of those."""
+        objects = self.earlier_names(name)
+        referring = set(objects)
+        while True:
+            more = {v for v, bases in self.views.items() if bases & referring}
+            more |= {v for v, earlier in self.same.items() if earlier & referring}
+            if more <= referring:
+                return referring
+            referring |= more
 
     def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
         """Each branch on its own; a target owns its value if it does at the end of both branches."""

@@ -439,6 +439,55 @@ def update_after_a_branch(v, c):
     return np.sum(a)
 
 
+def update_after_stacking(v):
+    a = v * 1.0
+    both = np.stack([a, a], axis=1)  # the list is gone after this line; np.stack copies
+    a += 1.0
+    return np.sum(both * a[:, None])
+
+
+def update_of_an_advanced_index_copy(v):
+    a = v[np.array([2, 0])]  # a copy, not a view
+    a *= 3.0
+    return np.sum(a * a) + np.sum(v)
+
+
+def update_while_a_list_holds_it(v):
+    a = v * 1.0
+    held = [a]
+    a += 1.0
+    return np.sum(held[0])
+
+
+def update_while_a_tuple_holds_it(v):
+    a = v * 1.0
+    pair = (a, 2.0)
+    a *= 2.0
+    return np.sum(pair[0]) + np.sum(a)
+
+
+def reads_only(a, w):
+    return np.sum(a * w)
+
+
+def keeps_it(a, w):
+    return (a, w)
+
+
+def update_after_a_call_that_reads(v, w):
+    a = v * 1.0
+    s = reads_only(a, w)
+    a += s
+    return np.sum(a * a)
+
+
+def update_after_a_call_that_keeps(v, w):
+    a = v * 1.0
+    kept = keeps_it(a, w)
+    a += 1.0
+    return np.sum(kept[0])
+
+
 def is_float(v):
     return v * 2.0 if isinstance(v, float) else v
 
@@ -451,6 +500,9 @@ def is_float(v):
         (argument_augmented, (np.ones(3), 1.0), "a += z"),
         (view_kept_across_a_loop, (np.ones(3),), "acc += v"),
         (view_through_a_swap, (np.ones(3), np.ones(3)), "b += 1.0  # b is the old a: the view sees this"),
+        (update_while_a_list_holds_it, (np.ones(3),), "a += 1.0"),
+        (update_while_a_tuple_holds_it, (np.ones(3),), "a *= 2.0"),
+        (update_after_a_call_that_keeps, (np.ones(3), 0.5), "a += 1.0"),
     ],
 )
 def test_an_in_place_update_another_name_may_see_is_an_error(fn, args, line):
@@ -468,6 +520,9 @@ def test_an_in_place_update_nobody_else_sees_is_fine():
     assert_grad_matches_fd(update_after_a_swap, (v, v[::-1] * 0.5), argnums=(0, 1))
     assert_grad_matches_fd(update_after_a_branch, (v, 1.0))
     assert_grad_matches_fd(update_after_a_branch, (v, -1.0))
+    assert_grad_matches_fd(update_after_stacking, (v,))
+    assert_grad_matches_fd(update_of_an_advanced_index_copy, (v,))
+    assert_grad_matches_fd(update_after_a_call_that_reads, (v, 0.5), argnums=(0, 1))
 
 
 def test_isinstance_with_a_builtin_type():
