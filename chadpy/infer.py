@@ -69,7 +69,7 @@ class Spec:
     optional: bool = False
     error: ChadError | None = None
     caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
-    retains: tuple[bool, ...] | None = None  # per parameter: may it keep its argument (`ownership`)
+    references: ownership.Summary | None = None  # what a call of it does to references (`ownership`)
 
     def type_of(self, atom: ir.Atom) -> VType:
         return self.types[atom.name] if isinstance(atom, ir.Var) else of_value(atom.value, False)

@@ -875,7 +875,7 @@ class _Lowerer:
             nargs=(0, None),
             kind=fixed(OBJECT),
             data_only=True,
-            aliases=True,  # it may return (or keep) its arguments
+            aliases="unknown",
             fn=fn,
         )
         return ir.Prim(prim, args)

@@ -8,13 +8,14 @@ checks that, per specialisation (it needs the types: `x += 1` on a float is no u
 at all), with a linear discipline:
 
 - a variable *owns* its value if the function created that list or array (a literal,
-  a comprehension, `list(...)`, arithmetic, `np.zeros`, ...) and it is the only
-  reference to it;
-- ownership moves with a copy `b = a` when `a` is not used again, and through a
-  branch or a loop when every path hands it on (a loop's variable owns its value if
-  its initial value and every iteration's new value do);
+  a comprehension, `list(...)`, arithmetic, `np.zeros`, advanced indexing, a call of
+  a function that returns a new one, ...) and it is the only reference to it;
+- ownership moves with a copy `b = a` when `a` is not used again, to a view of an
+  array nothing else refers to (`a = (x * 2).reshape(3)`), and through a branch or a
+  loop when every path hands it on (a loop's variable owns its value if its initial
+  value and every iteration's new value do);
 - a copy `b = a` after which `a` is still used ends it, and so does passing the
-  value to a function that may keep it (return it, store it: `retains`, computed
+  value to a function that may keep it (return it, store it: `Summary`, computed
   by the same walk over the callee; a function chadpy cannot read keeps everything);
 - an in-place update needs its variable to own its value, not to be used again (in
   SSA form a later use can only be through another path to the same object), and
@@ -30,6 +31,7 @@ code whose aliasing it changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from . import ir
 from .errors import UnsupportedSyntax
@@ -45,13 +47,19 @@ def check(spec: object, callee: Callee) -> None:
     _Owners(spec, callee, strict=True).function()
 
 
-def retains(spec: object, callee: Callee) -> tuple[bool, ...]:
-    """For each parameter of a specialisation: whether it may keep a reference to its argument (return
-    it, store it where the result or a callee keeps it). A recursive cycle assumes it does."""
-    if spec.retains is None:
-        spec.retains = (True,) * len(spec.fn.params)  # while being found out
-        spec.retains = _Owners(spec, callee, strict=False).function()
-    return spec.retains
+def summary(spec: object, callee: Callee) -> Summary:
+    """What a call of a specialisation does to references: for each parameter, whether it may keep its
+    argument (return it, store it where the result or a callee keeps it), and whether its result is a
+    new object nobody else refers to. A recursive cycle assumes the worst."""
+    if spec.references is None:
+        spec.references = Summary((True,) * len(spec.fn.params), False)  # while being found out
+        spec.references = _Owners(spec, callee, strict=False).function()
+    return spec.references
+
+
+class Summary(NamedTuple):
+    retains: tuple[bool, ...]
+    fresh: bool
 
 
 class _Owners:
@@ -69,12 +77,20 @@ class _Owners:
         self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
 
-    def function(self) -> tuple[bool, ...]:
-        """Walk the function's body; return which parameters it may keep a reference to."""
+    def function(self) -> Summary:
+        """Walk the function's body; return which parameters it may keep a reference to, and whether
+        its result is a new object it owns."""
         body = self.spec.fn.body
-        self.block(body, set(), lambda name: False)
+        end = self.block(body, set(), lambda name: False)
         kept = self.escaped | _atom_names(body.result)
-        return tuple(bool(self.referring(p) & kept) for p in self.spec.fn.params)
+        retains = tuple(bool(self.referring(p) & kept) for p in self.spec.fn.params)
+        result = _name(body.result)
+        fresh = (
+            result in end
+            and result not in self.escaped
+            and not any(self.referring(p) & {result} for p in self.spec.fn.params)
+        )
+        return Summary(retains, fresh)
 
     def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
@@ -115,8 +131,12 @@ class _Owners:
             for a in self.consumed(e):
                 _consume(a, owned)
                 self.escaped.add(a.name)
-            for a in self.viewed(e, target):
+            viewed = self.viewed(e, target)
+            for a in viewed:
                 self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
+            if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned and not after(viewed[0].name):
+                owned.discard(viewed[0].name)  # a view of an array nothing else refers to: it owns the data
+                owned.add(target)
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
             if isinstance(target, str) and self.fresh(e, target):
@@ -149,10 +169,10 @@ class _Owners:
         if isinstance(e, ir.Call):
             spec = self.callee(self.spec, e)
             if spec is not None and spec.error is None:
-                kept = retains(spec, self.callee)
+                kept = summary(spec, self.callee).retains
                 return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
             return args
-        if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.data_only and e.op.aliases:
+        if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.aliases == "unknown":
             return args  # a function value, or a call chadpy cannot read: it may keep anything
         return []
 
@@ -162,14 +182,19 @@ class _Owners:
         if isinstance(e, ir.GetItem):  # basic indexing views the array (an integer array or a mask copies)
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
             return [e.base] if view and not self.advanced(e) else []
-        if isinstance(e, ir.Prim) and e.op.aliases and not e.op.data_only:
-            return [a for a in e.args if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
+            args = e.args[:1] if e.op.aliases == "view" else e.args
+            return [a for a in args if isinstance(a, ir.Var)]
         held = {ir.MakeTuple: "items", ir.MakeDict: "values", ir.MakeClosure: "captured"}
         if type(e) in held:
             return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
         if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list holds the element
             return [a for a in e.args[1:] if isinstance(a, ir.Var)]
         return []
+
+    def is_view(self, e: ir.Expr) -> bool:
+        """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
+        return isinstance(e, ir.GetItem) or isinstance(e, ir.Prim) and e.op.aliases == "view"
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
@@ -179,7 +204,10 @@ class _Owners:
             base = self.types.get(_name(e.base))
             return e.slice is not None and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
         if isinstance(e, ir.Prim):
-            return not e.op.aliases and _mutable(self.types.get(target))
+            return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
+        if isinstance(e, ir.Call):  # a callee that returns a new object of its own
+            spec = self.callee(self.spec, e)
+            return spec is not None and spec.error is None and summary(spec, self.callee).fresh
         return False
 
     def advanced(self, e: ir.GetItem) -> bool:

@@ -56,7 +56,10 @@ class Primitive:
     for_arrays: Primitive | None = None  # the version for arrays, when the scalar rule does not broadcast
     data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
     containers: bool = False  # takes tuples, lists or dicts that carry derivatives
-    aliases: bool = False  # its result may be (a view of, an element of) an argument, not a new object
+    # What its result refers to (for `ownership`): "" a new object (or a number); "view" the data of
+    # its first argument (`np.reshape`); "argument" one of its arguments or an element of one
+    # (`max(a, b)`); "unknown" anything (a call chadpy cannot read may also keep its arguments).
+    aliases: str = ""
 
     @property
     def discrete(self) -> bool:

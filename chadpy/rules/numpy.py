@@ -180,7 +180,7 @@ PRIMITIVES.update(
             lambda d, y, x, shape: [call(arrays.reshape_ct, d, x), None],
             ("a", "shape"),
             kind=reshape,
-            aliases=True,
+            aliases="view",
         ),
         np.transpose: _np(
             np.transpose,
@@ -188,7 +188,7 @@ PRIMITIVES.update(
             ("a", "axes"),
             (None,),
             kind=same_array,
-            aliases=True,
+            aliases="view",
         ),
         np.concatenate: _np(
             np.concatenate,
@@ -221,7 +221,7 @@ PRIMITIVES.update(
             (None,),
             kind=same_array,
             containers=True,
-            aliases=True,
+            aliases="view",
         ),
         # discrete: shapes, piecewise-constant functions, predicates
         np.shape: _np(np.shape, None, ("a",), kind=array_shape),

@@ -106,7 +106,7 @@ def _extreme_seq(fn: object) -> Primitive:
         (1, 1),
         _element_type,
         containers=True,
-        aliases=True,
+        aliases="argument",
     )
 
 
