@@ -583,6 +583,71 @@ def _undefined_names(tree: ast.Module) -> set[str]:
     return read - bound
 
 
+def _reads(node: ast.AST) -> set[str]:
+    """Names an expression (or a statement's expressions) reads, minus those its own
+    comprehensions and lambdas bind (loosely: by name)."""
+    bound = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.comprehension):
+            bound |= {t.id for t in ast.walk(n.target) if isinstance(t, ast.Name)}
+        elif isinstance(n, ast.Lambda):
+            bound |= {a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - bound
+
+
+def _targets(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _maybe_unbound(tree: ast.Module) -> set[str]:
+    """Local variables some function may read before assigning them on every path (Python's
+    definite assignment, roughly: a loop may run zero times; a branch ending in return,
+    break or continue does not reach the join)."""
+    module = set(dir(builtins)) | _targets(ast.Module(body=tree.body, type_ignores=[]))
+    module |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    module |= {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
+    bad: set[str] = set()
+
+    def block(body: list[ast.stmt], defined: set[str], local: set[str]) -> tuple[set[str], bool]:
+        """(defined after the block, whether it falls through)."""
+        for stmt in body:
+            if isinstance(stmt, (ast.Return, ast.Break, ast.Continue)):
+                check(stmt, defined, local)
+                return defined, False
+            if isinstance(stmt, ast.If):
+                check(stmt.test, defined, local)
+                outs = [block(part, set(defined), local) for part in (stmt.body, stmt.orelse)]
+                falls = [d for d, through in outs if through]
+                if not falls:
+                    return defined, False
+                defined = set.intersection(*falls)
+            elif isinstance(stmt, (ast.For, ast.While)):
+                check(stmt.iter if isinstance(stmt, ast.For) else stmt.test, defined, local)
+                inner = defined | (_targets(stmt.target) if isinstance(stmt, ast.For) else set())
+                block(stmt.body, inner, local)
+            elif isinstance(stmt, ast.FunctionDef):
+                function(stmt, defined | {stmt.name})
+                defined = defined | {stmt.name}
+            else:
+                check(stmt, defined, local)
+                defined = defined | _targets(stmt)
+        return defined, True
+
+    def check(node: ast.AST, defined: set[str], local: set[str]) -> None:
+        bad.update(n for n in _reads(node) if n in local and n not in defined)
+
+    def function(fn: ast.FunctionDef, outer: set[str]) -> None:
+        params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+        local = (_targets(fn) | {n.name for n in ast.walk(fn) if isinstance(n, ast.FunctionDef)}) - {fn.name}
+        local = {n for n in local if n not in params}
+        block(fn.body, params | (outer - local), local)
+
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            function(node, module)
+    return bad
+
+
 def _executed_lines(program: Program) -> set[int] | None:
     """The lines of the program's module that run when f is called (None if it fails)."""
     lines: set[int] = set()
@@ -610,9 +675,10 @@ def _executed_lines(program: Program) -> set[int] | None:
     return lines
 
 
-def _plausible(candidate: Program, known: set[str]) -> set[str] | None:
+def _plausible(candidate: Program, known: set[str], definite: bool = True) -> set[str] | None:
     """None unless a shrinking candidate runs (to a finite float), reads no name it does not
-    bind, and all its code that does not run at these arguments is `known`: the original
+    bind (nor, with `definite`, may read before assigning), and all its code that does not
+    run at these arguments is `known`: the original
     program's, or code that ran in an earlier accepted candidate, unchanged. Otherwise the
     source of the statements that ran.
 
@@ -620,7 +686,7 @@ def _plausible(candidate: Program, known: set[str]) -> set[str] | None:
     an edit there (`for i in 0.5:`, a loop without its counter) could make a reproducer of
     something else."""
     tree = ast.parse(candidate.source)
-    if _undefined_names(tree):
+    if _undefined_names(tree) or definite and _maybe_unbound(tree):
         return None
     executed = _executed_lines(candidate)
     if executed is None:
@@ -636,11 +702,15 @@ def _plausible(candidate: Program, known: set[str]) -> set[str] | None:
     return ran
 
 
-def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_seconds: float = 90.0) -> Program:
-    """A smaller program failing the same way (greedy: first improvement, then continue)."""
+def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_seconds: float | None = None) -> Program:
+    """A smaller program failing the same way (greedy: first improvement, then continue).
+
+    At most `max_checks` candidates are checked (and, if given, for at most `max_seconds`:
+    a time limit makes the result depend on the machine's speed)."""
     start = time.perf_counter()
     known = {ast.unparse(s) for s in _statements(ast.parse(program.source))}
     seen = {(program.source, program.argnums)}
+    definite = not _maybe_unbound(ast.parse(program.source))  # keep it so, if it is so
     checks = 0
     current = program
     progress = True
@@ -653,7 +723,7 @@ def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_second
                 break
             accepted = False
             for offset, make in enumerate(candidates):
-                if checks >= max_checks or time.perf_counter() - start > max_seconds:
+                if checks >= max_checks or max_seconds is not None and time.perf_counter() - start > max_seconds:
                     return current
                 try:
                     candidate = make()
@@ -663,7 +733,7 @@ def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_second
                     continue
                 seen.add((candidate.source, candidate.argnums))
                 checks += 1
-                ran = _plausible(candidate, known)
+                ran = _plausible(candidate, known, definite)
                 if ran is None:
                     continue
                 if same_failure(check(candidate, stages=outcome.stages, timeout=min(TIMEOUT, 10.0)), outcome):
