@@ -648,9 +648,21 @@ def _maybe_unbound(tree: ast.Module) -> set[str]:
     return bad
 
 
-def _executed_lines(program: Program) -> set[int] | None:
-    """The lines of the program's module that run when f is called (None if it fails)."""
+def _kind(value: object) -> str:
+    """What a variable holds, for telling whether shrinking changed it (floats and NumPy
+    floating scalars are one kind: the programs mix them freely)."""
+    if isinstance(value, (float, np.floating)):
+        return "float"
+    if isinstance(value, np.ndarray):
+        return f"ndarray{value.ndim}{value.dtype.kind}"
+    return type(value).__name__
+
+
+def _run_traced(program: Program) -> tuple[set[int], dict[tuple[str, str], set[str]]] | None:
+    """(the lines of the program's module that run when f is called, the kinds of value each
+    (function, variable) held there), or None if f fails or does not return a finite float."""
     lines: set[int] = set()
+    kinds: dict[tuple[str, str], set[str]] = defaultdict(set)
     try:
         f = load(program.source)
         filename = f.__code__.co_filename
@@ -660,6 +672,8 @@ def _executed_lines(program: Program) -> set[int] | None:
                 return None
             if event == "line":
                 lines.add(frame.f_lineno)
+                for name, value in frame.f_locals.items():
+                    kinds[frame.f_code.co_name, name].add(_kind(value))
             return trace
 
         previous = sys.gettrace()
@@ -672,32 +686,47 @@ def _executed_lines(program: Program) -> set[int] | None:
         return None
     if not isinstance(value, (float, np.floating)) or not math.isfinite(value):
         return None
-    return lines
+    return lines, kinds
 
 
-def _plausible(candidate: Program, known: set[str], definite: bool = True) -> set[str] | None:
-    """None unless a shrinking candidate runs (to a finite float), reads no name it does not
-    bind (nor, with `definite`, may read before assigning), and all its code that does not
-    run at these arguments is `known`: the original
-    program's, or code that ran in an earlier accepted candidate, unchanged. Otherwise the
-    source of the statements that ran.
+@dataclass
+class _Reference:
+    """What shrinking keeps: the original program's statements and the kinds of value its
+    variables held, and the statements that ran in accepted candidates."""
+
+    original: set[str]
+    kinds: dict[tuple[str, str], set[str]]
+    known: set[str]
+    definite: bool  # no variable may be read before it is assigned (if the original is so)
+
+
+def _plausible(candidate: Program, ref: _Reference) -> set[str] | None:
+    """None unless a shrinking candidate runs (to a finite float), its variables hold the
+    kinds of value they held in the original, it reads no name it does not bind (nor, with
+    `ref.definite`, may read one before assigning it), and its code that does not run at
+    these arguments is unchanged: in f, code of the original program; in helpers, also code
+    that ran in an earlier accepted candidate. Otherwise the source of the statements that ran.
 
     Code that does not run is never checked by running it, but chadpy still analyses it:
-    an edit there (`for i in 0.5:`, a loop without its counter) could make a reproducer of
-    something else."""
+    an edit there (`for i in 0.5:`, a loop without its counter) or a change of what flows
+    into it (a float that became an array) could make a reproducer of something else."""
     tree = ast.parse(candidate.source)
-    if _undefined_names(tree) or definite and _maybe_unbound(tree):
+    if _undefined_names(tree) or ref.definite and _maybe_unbound(tree):
         return None
-    executed = _executed_lines(candidate)
-    if executed is None:
+    traced = _run_traced(candidate)
+    if traced is None:
+        return None
+    executed, kinds = traced
+    if any(not k <= ref.kinds.get(key, k) for key, k in kinds.items()):
         return None
     executed |= {s.lineno for s in tree.body}  # run at import, before the tracing
+    in_f = {id(s) for s in _statements(_f_def(tree))}
     ran = set()
     for s in _statements(tree):
         text = ast.unparse(s)
         if s.lineno in executed:
             ran.add(text)
-        elif text not in known:
+        elif text not in (ref.original if id(s) in in_f else ref.known):
             return None
     return ran
 
@@ -708,9 +737,12 @@ def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_second
     At most `max_checks` candidates are checked (and, if given, for at most `max_seconds`:
     a time limit makes the result depend on the machine's speed)."""
     start = time.perf_counter()
-    known = {ast.unparse(s) for s in _statements(ast.parse(program.source))}
+    tree = ast.parse(program.source)
+    original = {ast.unparse(s) for s in _statements(tree)}
+    traced = _run_traced(program)
+    kinds = traced[1] if traced else {}
+    ref = _Reference(original, kinds, set(original), definite=not _maybe_unbound(tree))
     seen = {(program.source, program.argnums)}
-    definite = not _maybe_unbound(ast.parse(program.source))  # keep it so, if it is so
     checks = 0
     current = program
     progress = True
@@ -733,11 +765,11 @@ def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_second
                     continue
                 seen.add((candidate.source, candidate.argnums))
                 checks += 1
-                ran = _plausible(candidate, known, definite)
+                ran = _plausible(candidate, ref)
                 if ran is None:
                     continue
                 if same_failure(check(candidate, stages=outcome.stages, timeout=min(TIMEOUT, 10.0)), outcome):
-                    known |= ran
+                    ref.known |= ran
                     current = candidate
                     position += offset
                     accepted = progress = True
@@ -862,8 +894,8 @@ def grouped(results: dict[int, Outcome], cls: str) -> list[tuple[str, list[int]]
     return sorted(by_key.items(), key=lambda kv: (-len(kv[1]), kv[0]))
 
 
-def summary(results: dict[int, Outcome]) -> str:
-    """Counts per class, then each failing class's symptoms with their seeds."""
+def summary(results: dict[int, Outcome], max_seeds: int | None = 8) -> str:
+    """Counts per class, then each failing class's symptoms with (up to max_seeds of) their seeds."""
     counts = Counter(o.cls for o in results.values())
     n = len(results)
     lines = [f"{n} programs"]
@@ -878,7 +910,8 @@ def summary(results: dict[int, Outcome]) -> str:
             continue
         lines.append(f"\n{cls} ({counts[cls]}), by symptom:")
         for key, seeds in groups:
-            shown = ", ".join(map(str, seeds[:8])) + (", ..." if len(seeds) > 8 else "")
+            more = max_seeds is not None and len(seeds) > max_seeds
+            shown = ", ".join(map(str, seeds[:max_seeds])) + (", ..." if more else "")
             lines.append(f"  {len(seeds):5}  {key}\n         seeds {shown}")
     return "\n".join(lines)
 

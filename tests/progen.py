@@ -321,8 +321,11 @@ class _Gen:
         return f"{prefix}{next(self.counters.setdefault(prefix, itertools.count()))}"
 
     def choose(self, options: dict[str, float] | list[tuple[str, float]]):
-        items = list(options.items()) if isinstance(options, dict) else list(options)
-        items = [(k, w) for k, w in items if w > 0]
+        """A key drawn with probability proportional to its weight (the first key if all are 0)."""
+        all_items = list(options.items()) if isinstance(options, dict) else list(options)
+        items = [(k, w) for k, w in all_items if w > 0]
+        if not items:
+            return all_items[0][0]
         total = sum(w for _, w in items)
         r = self.rng.uniform(0, total)
         for k, w in items:

@@ -4,10 +4,11 @@
   (`CHAD_RANDOM_PROGRAMS=N` runs N), every 10th checked with every stage;
 - `test_random_programs_quick`: 40 other seeds, for the fast development subset.
 
-Both fail listing every `wrong`, `crash` and `invalid` program by symptom with its
-seeds, with one shrunk reproducer (a ready-to-paste regression test) per symptom, and fail if
-more than 3% of the programs are `rejected` (the rejection messages grouped). Rerun one
-seed with `python tests/differential.py --seed S --n 1 --print`.
+Both fail listing the seeds of every `wrong`, `crash` and `invalid` program, grouped by
+symptom, with one shrunk reproducer (a ready-to-paste regression test) for each `wrong` and
+`crash` symptom (the 10 most frequent; 2 in the quick test), and fail if more than 3% of the
+programs are `rejected` (the rejection messages grouped). Rerun one seed with
+`python tests/differential.py --seed S --n 1 --print`, shrink it with `--shrink`.
 
 The other tests check the tester itself: the generator is deterministic and its programs
 run; `check` classifies hand-made cases; `shrink` and `format_regression` work.
@@ -42,7 +43,7 @@ def _failure_report(results: dict[int, D.Outcome], shrink_per_class: int) -> str
         problems.append(f"{rejected} of {len(results)} programs rejected (more than {MAX_REJECTED:.0%})")
     if not problems:
         return ""
-    text = [f"chadpy from {os.path.dirname(chad.__file__)}", *problems, "", D.summary(results)]
+    text = [f"chadpy from {os.path.dirname(chad.__file__)}", *problems, "", D.summary(results, max_seeds=None)]
     picks = []
     for cls in ("wrong", "crash"):
         # one program per symptom, most frequent symptoms first
@@ -99,6 +100,10 @@ def test_weights_turn_constructs_off():
         assert all(isinstance(s, (ast.Assign, ast.Return)) for s in f.body)  # type: ignore[attr-defined]
     with pytest.raises(KeyError):
         progen.generate(0, {"no_such_weight": 1.0})
+    nothing = {k: 0.0 for k in progen.WEIGHTS}  # every choice falls back to its first option
+    for seed in range(5):
+        program = progen.generate(seed, nothing)
+        assert math.isfinite(D.load(program.source)(*program.args))
 
 
 def test_check_ok():
