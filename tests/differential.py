@@ -837,10 +837,10 @@ def _run_task(task: tuple[int, bool]) -> tuple[int, Outcome]:
     return run_seed(*task)
 
 
-def _shrink_task(task: tuple[int, Outcome]) -> tuple[int, Outcome, Program, Outcome]:
-    seed, outcome = task
+def _shrink_task(task: tuple[int, Outcome, int]) -> tuple[int, Outcome, Program, Outcome]:
+    seed, outcome, max_checks = task
     program = generate(seed, WEIGHTS)
-    small = shrink(program, outcome)
+    small = shrink(program, outcome, max_checks)
     return seed, outcome, small, check(small, stages=outcome.stages)
 
 
@@ -879,9 +879,10 @@ def pick_for_shrinking(results: dict[int, Outcome], cls: str, limit: int) -> lis
 
 
 def shrink_batch(
-    results: dict[int, Outcome], seeds: list[int], jobs: int = 1
+    results: dict[int, Outcome], seeds: list[int], jobs: int = 1, max_checks: int = 600
 ) -> list[tuple[int, Outcome, Program, Outcome]]:
-    out = list(_pool_map(_shrink_task, [(s, results[s]) for s in seeds], jobs))
+    """(seed, outcome, shrunk program, its outcome) for each seed."""
+    out = list(_pool_map(_shrink_task, [(s, results[s], max_checks) for s in seeds], jobs))
     return sorted(out, key=lambda r: seeds.index(r[0]))
 
 
