@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 
-from . import ir
+from . import ir, runtime
 from .arrays import dense, index_ct, unbroadcast
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
@@ -64,6 +64,7 @@ from .target import (
     bodies,
     call,
     expr_names,
+    spelling,
 )
 from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number, zero_of
 
@@ -294,7 +295,12 @@ class _Chad:
                     return call(element, base, index)
             return Item(base, index)
         if isinstance(e, ir.Prim):
-            return e.op.emit(*[self.primal(a) for a in e.args])
+            args = [self.primal(a) for a in e.args]
+            op = resolve(e.op, [self.type_of(a) for a in e.args])
+            if e.inplace and op.ufunc is not None and isinstance(self.type_of(e.args[0]), Arr):
+                # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
+                return call(runtime.updated, Obj(op.ufunc, spelling(op.ufunc)), *args)
+            return op.emit(*args)
         raise AssertionError(e)
 
     def rule(self, e: ir.Expr, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:

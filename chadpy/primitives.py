@@ -54,6 +54,7 @@ class Primitive:
     saves: Callable[..., Expr] | None = None  # (y, *args) -> a forward value the rule needs
     for_sequences: Primitive | None = None  # the version for lists and tuples (`+` concatenates)
     for_arrays: Primitive | None = None  # the version for arrays, when the scalar rule does not broadcast
+    ufunc: object = None  # an operator's NumPy ufunc, for `a op= b` on arrays (laid out like `a`)
     data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
     containers: bool = False  # takes tuples, lists or dicts that carry derivatives
     # What its result refers to (for `ownership`): "" a new object (or a number); "view" the data of

@@ -176,6 +176,14 @@ def element(xs: object, k: object) -> object:
     return k if isinstance(xs, dict) else xs[k]
 
 
+def updated(ufunc: np.ufunc, a: object, b: object) -> object:
+    """`a op= b` as a new value: for an array, a new array laid out (and typed) like `a`, as Python's
+    in-place update leaves `a` (its memory order decides how NumPy sums it later)."""
+    if isinstance(a, np.ndarray):
+        return ufunc(a, b, out=np.empty_like(a))
+    return ufunc(a, b)
+
+
 def check(cond: object, message: object = None) -> None:
     """`assert cond, message` in generated code (kept even under python -O)."""
     if not cond:

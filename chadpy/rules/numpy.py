@@ -111,6 +111,7 @@ def _data(fn: Callable, params: tuple[str, ...], defaults: tuple[object, ...], k
 
 _matmul_vjp = _by_rules(arrays.matmul_ct_a, arrays.matmul_ct_b)
 NP_POWER = _ufunc(np.power, _np_pow_vjp, 2, dtype=None)
+NP_POWER.ufunc = np.power
 NP_ABS = _ufunc(np.abs, lambda d, y, x: [d * call(np.sign, x)], dtype=None)
 MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from .. import runtime
 from ..kinds import (
     BOOL_RESULT,
@@ -71,13 +73,13 @@ _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 
 OPERATORS.update(
     {
-        "+": _binary("add", "+", lambda d, y, a, b: [d, d], for_sequences=CONCAT),
-        "-": _binary("sub", "-", lambda d, y, a, b: [d, -d]),
-        "*": _binary("mul", "*", lambda d, y, a, b: [d * b, d * a], for_sequences=REPEAT),
-        "/": _binary("truediv", "/", lambda d, y, a, b: [d / b, -(d * y) / b], dtype="f"),
+        "+": _binary("add", "+", lambda d, y, a, b: [d, d], for_sequences=CONCAT, ufunc=np.add),
+        "-": _binary("sub", "-", lambda d, y, a, b: [d, -d], ufunc=np.subtract),
+        "*": _binary("mul", "*", lambda d, y, a, b: [d * b, d * a], for_sequences=REPEAT, ufunc=np.multiply),
+        "/": _binary("truediv", "/", lambda d, y, a, b: [d / b, -(d * y) / b], dtype="f", ufunc=np.true_divide),
         "**": _binary("pow", "**", _pow_vjp, for_arrays=NP_POWER),
-        "%": _binary("mod", "%", lambda d, y, a, b: [d, -(d * (a // b))]),
-        "//": _binary("floordiv", "//", None),
+        "%": _binary("mod", "%", lambda d, y, a, b: [d, -(d * (a // b))], ufunc=np.remainder),
+        "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
         "neg": Primitive("neg", lambda a: -a, lambda d, y, a: [-d], kind=elementwise("neg"), elementwise=True),
         "pos": Primitive(
