@@ -28,6 +28,8 @@ import chadpy as chad
 from chadpy import stages
 from chadpy.environments import DenseEV
 
+pytestmark = pytest.mark.slow  # sweeps of every family at every stage to n = 1024: CI runs them, `-m "not slow"` not
+
 NS = [8, 16, 32, 64, 128, 256, 512, 1024]
 NAIVE_NS = [8, 16, 32, 64, 128, 256]  # quadratic: larger sizes only cost time
 

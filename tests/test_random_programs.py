@@ -246,6 +246,7 @@ def load(directory, source: str):
     return module.f
 
 
+@pytest.mark.slow
 @no_shrink
 @given(source=programs(), x=st.floats(-2.0, 2.0), y=st.floats(-2.0, 2.0))
 def test_random_program(program_dir, source, x, y):
