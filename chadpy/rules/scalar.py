@@ -35,7 +35,7 @@ from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
 
 
 def _binary(name: str, symbol: str, vjp: Vjp | None, dtype: str | None = None, **more) -> Primitive:
-    kind = elementwise(name, dtype)
+    kind = elementwise(symbol, dtype)  # messages show the operator as written
     return Primitive(name, lambda a, b: BinOp(symbol, a, b), vjp, (2, 2), kind, elementwise=True, **more)
 
 
@@ -81,9 +81,9 @@ OPERATORS.update(
         "%": _binary("mod", "%", lambda d, y, a, b: [d, -(d * (a // b))], ufunc=np.remainder),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
-        "neg": Primitive("neg", lambda a: -a, lambda d, y, a: [-d], kind=elementwise("neg"), elementwise=True),
+        "neg": Primitive("neg", lambda a: -a, lambda d, y, a: [-d], kind=elementwise("-"), elementwise=True),
         "pos": Primitive(
-            "pos", lambda a: UnaryOp("+", a), lambda d, y, a: [d], kind=elementwise("pos"), elementwise=True
+            "pos", lambda a: UnaryOp("+", a), lambda d, y, a: [d], kind=elementwise("+"), elementwise=True
         ),
         "not": Primitive("not", lambda a: UnaryOp("not", a), kind=BOOL_RESULT),
         # comparisons: discrete
