@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from .errors import ChadTypeError
 from .vtypes import (
     BOOL,
@@ -115,7 +117,7 @@ def broadcast(name: str, types: list[VType], dtype: str | None = None) -> VType:
             kind = promote(kind, dtype_of(t))
     arrays = [t for t in operands if isinstance(t, Arr)]
     if not arrays:
-        return scalar(kind, True) if kind != "i" or dtype else INT
+        return scalar(kind, True)
     ranks = [t.rank for t in arrays]
     return arr(None if None in ranks else max(ranks), kind, True)
 
@@ -223,8 +225,23 @@ def reshape(types: list[VType], consts: list[object]) -> VType:
 
 
 def same_array(types: list[VType], consts: list[object]) -> VType:
-    """`np.transpose(x)`, `np.zeros_like(x)`, `np.array(x)`: an array like x."""
+    """`np.transpose(x)`: an array like x."""
     return as_array(types[0])
+
+
+def array_like(types: list[VType], consts: list[object]) -> VType:
+    """`np.array(x, dtype)`, `np.zeros_like(x, dtype)`: an array like x, of that dtype if one is given."""
+    x = as_array(types[0])
+    dtype = _dtype(consts[1])
+    return x if dtype is None else arr(x.rank, dtype, x.active)
+
+
+def _dtype(value: object) -> str | None:
+    """The dtype kind of a `dtype=` argument (None when not given or not a constant)."""
+    if value is None or value is UNKNOWN:
+        return None
+    kind = np.dtype(value).kind
+    return "i" if kind == "u" else kind if kind in "bifc" else "O"
 
 
 def concatenate(types: list[VType], consts: list[object]) -> VType:
@@ -244,8 +261,8 @@ def array_shape(types: list[VType], consts: list[object]) -> VType:
 
 
 def filled(types: list[VType], consts: list[object]) -> VType:
-    """`np.zeros(shape)`, `np.ones(shape)`: a float array of the shape's rank."""
-    return Arr(_shape_rank(types[0]), "f")
+    """`np.zeros(shape, dtype)`, `np.ones(shape)`: an array of the shape's rank (float by default)."""
+    return Arr(_shape_rank(types[0]), (_dtype(consts[1]) if len(consts) > 1 else None) or "f")
 
 
 def arange(types: list[VType], consts: list[object]) -> VType:
@@ -277,7 +294,3 @@ def round_builtin(types: list[VType], consts: list[object]) -> VType:
     """`round(x)` is an int; `round(x, n)` is a number like x."""
     return INT if len(types) == 1 or types[1] == NONE else types[0]
 
-
-def first(types: list[VType], consts: list[object]) -> VType:
-    """The type of the first argument (`float(x)` of an array stays an array)."""
-    return types[0] if isinstance(types[0], Arr) else REAL
