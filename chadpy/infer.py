@@ -114,16 +114,15 @@ class Program:
                 if spec.error is not None:
                     raise spec.error
             return spec
-        if key not in self.specs:
-            fn = self.function(code, len(sig))
-            if len(fn.params) != len(sig):
-                raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
-            taken = {s.name for s in self.specs.values()}
-            name, k = f"{fn.name}_chad", 0
-            while name in taken:
-                k += 1
-                name = f"{fn.name}_chad_{k}"
-            self.specs[key] = Spec(fn, sig, name, optional=optional)
+        fn = self.function(code, len(sig))
+        if len(fn.params) != len(sig):
+            raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
+        taken = {s.name for s in self.specs.values()}
+        name, k = f"{fn.name}_chad", 0
+        while name in taken:
+            k += 1
+            name = f"{fn.name}_chad_{k}"
+        self.specs[key] = Spec(fn, sig, name, optional=optional)
         return self.specs[key]
 
     def callee_of(self, spec: Spec, e: ir.Call) -> Spec | None:

@@ -93,24 +93,17 @@ def parameters(node: Function) -> list[str]:
 def free_names(node: Function) -> set[str]:
     """The names a nested function reads from outside itself (its own and inner functions' reads)."""
     body = function_body(node)
-    local = set(parameters(node)) | assigned(body, comprehensions=True)
-    reads = set()
-    for n in scope_walk(body):
-        if (name := name_read(n)) is not None:
-            reads.add(name)
-        elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
-            reads |= free_names(n)
-    return reads - local
+    return set().union(*map(uses, body)) - set(parameters(node)) - assigned(body)
 
 
 def uses(node: gast.AST) -> set[str]:
-    """The names an expression (or the expressions of one statement, not its nested blocks) reads
-    from the function's scope: a comprehension's variables and a lambda's parameters are theirs."""
+    """The names code reads from its function's scope: a comprehension's variables and a nested
+    function's parameters and locals are theirs (what a nested function reads from outside is read)."""
     out: set[str] = set()
     for n in scope_walk([node], comprehensions=False):
         if (name := name_read(n)) is not None:
             out.add(name)
-        elif isinstance(n, gast.Lambda):
+        elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
             out |= free_names(n)
         elif isinstance(n, _COMPREHENSIONS):
             out |= _comprehension_uses(n)
