@@ -102,13 +102,16 @@ class NameSupply:
 
     def __init__(self, taken: set[str]):
         self.taken = set(taken)
+        self.tried: dict[str, int] = {}  # hint -> the suffixes below this are all taken (names are never freed)
 
     def fresh(self, hint: str) -> str:
         hint = hint + "_" if keyword.iskeyword(hint) else hint  # `lambda`
-        name, k = hint, 0
+        k = self.tried.get(hint, 0)
+        name = f"{hint}_{k}" if k else hint
         while name in self.taken:
             k += 1
             name = f"{hint}_{k}"
+        self.tried[hint] = k + 1
         self.taken.add(name)
         return name
 
