@@ -1108,13 +1108,17 @@ class _Gen:
         body = self.comp_body(env, var, Ty(INT, n - 1, lo=0), depth)
         return f"[{body[0]} for {var} in range({n})]", Ty(LIST, body[1], length=n, maxlen=n)
 
-    def l_comp_zip(self, env: Env, depth: int) -> tuple[str, Ty]:
+    def two_lists(self, env: Env) -> tuple[str, Ty, str, Ty, E]:
+        """Two lists in scope and a bounded body over their elements `t` and `u`."""
         xs, tx = self.some_list(env)
         ys, ty_ = self.some_list(env)
         inner = env.copy()
         inner.add("t", Ty(FLOAT, tx.bound))
         inner.add("u", Ty(FLOAT, ty_.bound))
-        body = self.squash(self.fexpr(inner, 1), LIMIT)
+        return xs, tx, ys, ty_, self.squash(self.fexpr(inner, 1), LIMIT)
+
+    def l_comp_zip(self, env: Env, depth: int) -> tuple[str, Ty]:
+        xs, tx, ys, ty_, body = self.two_lists(env)
         n, m = min(tx.length, ty_.length), min(tx.maxlen, ty_.maxlen)
         if self.rng.random() < 0.5:
             return f"[{body[0]} for t, u in zip({xs}, {ys})]", Ty(LIST, body[1], length=n, maxlen=m)
@@ -1125,12 +1129,7 @@ class _Gen:
         return f"[{body[0]} for i, t in enumerate({xs})]", Ty(LIST, body[1], length=tx.length, maxlen=tx.maxlen)
 
     def l_comp_nested(self, env: Env, depth: int) -> tuple[str, Ty]:
-        xs, tx = self.some_list(env)
-        ys, ty_ = self.some_list(env)
-        inner = env.copy()
-        inner.add("t", Ty(FLOAT, tx.bound))
-        inner.add("u", Ty(FLOAT, ty_.bound))
-        body = self.squash(self.fexpr(inner, 1), LIMIT)
+        xs, tx, ys, ty_, body = self.two_lists(env)
         return f"[{body[0]} for t in {xs} for u in {ys}]", Ty(
             LIST, body[1], length=tx.length * ty_.length, maxlen=tx.maxlen * ty_.maxlen
         )
