@@ -154,9 +154,12 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def _vjp(f: Callable, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str):
-    """Run the forward pass; return (result, pullback over argnums, the function's location)."""
-    fn, bound = _target(f)
+def _vjp(
+    target: tuple[Callable, tuple], args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str
+):
+    """Run the forward pass of `target` (`_target`'s); return (result, pullback over argnums, the function's
+    location)."""
+    fn, bound = target
     values = _bind(fn, (*bound, *args), kwargs)
     nums = tuple(len(bound) + i for i in argnums)  # a bound method's instance comes first
     d = _derivative(fn, values, nums, simplify, stage)
@@ -198,13 +201,13 @@ def value_and_grad(
     stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
-    _target(f)  # a value chadpy cannot differentiate fails here, not at the first call
+    target = _target(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
 
     @_api
     @functools.wraps(_unwrap(f), updated=())
     def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
         nums = _argnums(argnums, len(args))
-        result, pullback, loc = _vjp(f, args, kwargs, nums, simplify, stage)
+        result, pullback, loc = _vjp(target, args, kwargs, nums, simplify, stage)
         if has_aux:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
@@ -240,7 +243,7 @@ def grad(
 @_api
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
-    result, pullback, _ = _vjp(f, primals, {}, tuple(range(len(primals))), simplify, stage)
+    result, pullback, _ = _vjp(_target(f), primals, {}, tuple(range(len(primals))), simplify, stage)
     if not has_aux:
         return result, pullback
     out, aux = result

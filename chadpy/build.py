@@ -80,7 +80,7 @@ def _with_deep_recursion(f: Callable, *args: object) -> object:
     def run() -> None:
         try:
             result.append((True, f(*args)))
-        except BaseException as e:  # noqa: BLE001  (re-raised in the caller's thread)
+        except BaseException as e:  # re-raised in the caller's thread
             result.append((False, e))
 
     limit = sys.getrecursionlimit()

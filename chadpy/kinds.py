@@ -293,4 +293,3 @@ def clip(types: list[VType], consts: list[object]) -> VType:
 def round_builtin(types: list[VType], consts: list[object]) -> VType:
     """`round(x)` is an int; `round(x, n)` is a number like x."""
     return INT if len(types) == 1 or types[1] == NONE else types[0]
-
