@@ -30,7 +30,7 @@ from .arrays import dense, index_ct, unbroadcast
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
 from .infer import Spec, default_positions, python_defaults
-from .lower import NameSupply
+from .names import NameSupply
 from .primitives import resolve
 from .runtime import Closure, element, slice_ct, tuple_part
 from .stages import Stage

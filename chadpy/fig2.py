@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import Loc
-from .lower import NameSupply
+from .names import NameSupply
 from .target import (
     AccNew,
     AccOne,

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import builtins
 import inspect
-import keyword
 import types
 from dataclasses import dataclass
 
@@ -38,6 +37,7 @@ from . import ir, scope
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .fence import fence
 from .kinds import fixed
+from .names import NameSupply
 from .primitives import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, Primitive, lookup
 from .rules.scalar import BINARY_FOLDS
 from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, LIST_APPEND, OVER_SEQUENCE, POSITIONS, REDUCE
@@ -95,25 +95,6 @@ def lower_primitive(fn: object, arity: int) -> ir.Function:
     params = [f"x{k}" for k in range(arity)]
     body = ir.Block([ir.Let("y", with_defaults(prim, [ir.Var(p) for p in params]), loc)], ir.Var("y"))
     return ir.Function(prim.name.split(".")[-1], params, body, loc, fn)
-
-
-class NameSupply:
-    """Fresh names, never equal to a name the user's code mentions."""
-
-    def __init__(self, taken: set[str]):
-        self.taken = set(taken)
-        self.tried: dict[str, int] = {}  # hint -> the suffixes below this are all taken (names are never freed)
-
-    def fresh(self, hint: str) -> str:
-        hint = hint + "_" if keyword.iskeyword(hint) else hint  # `lambda`
-        k = self.tried.get(hint, 0)
-        name = f"{hint}_{k}" if k else hint
-        while name in self.taken:
-            k += 1
-            name = f"{hint}_{k}"
-        self.tried[hint] = k + 1
-        self.taken.add(name)
-        return name
 
 
 @dataclass
