@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from . import ir, ownership
 from .errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from .kinds import UNKNOWN, as_array
-from .lower import lower_function, lower_primitive
+from .lower import lower_function
 from .primitives import lookup, resolve
+from .resolve import primitive_function
 from .source import Watch
 from .vtypes import (
     BOTTOM,
@@ -93,7 +94,7 @@ class Program:
         if not isinstance(code, pytypes.FunctionType) or lookup(code) is not None:
             key = (code, arity)
             if key not in self.lowered:
-                self.lowered[key] = lower_primitive(code, arity)
+                self.lowered[key] = primitive_function(code, arity)
             return self.lowered[key]
         if code not in self.lowered:
             try:

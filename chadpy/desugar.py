@@ -1,0 +1,282 @@
+"""Desugaring: the Python constructs that are loops in disguise, written as loops.
+
+Each rule here turns one construct into the loop it means, in the user's own
+language (gast), and has the lowerer lower that loop; so every one of them is the
+paper's fold (Section 7) and none needs a CHAD rule of its own:
+
+| construct | the loop it is |
+| --- | --- |
+| `[e for x in xs if c]` | `acc = []; for x in xs: if c: acc.append(e)` |
+| `map(f, xs, ys)` | `[f(x, y) for x, y in zip(xs, ys)]` |
+| `sorted(xs, key=f, reverse=r)` | keys `[f(x) for x in xs]`, a stable argsort, `[xs[i] for i in order]` |
+| `max(xs, key=f)`, `min(a, b, key=f)` | keys as above, then the element at the best one |
+| `functools.reduce(f, xs, init)` | `acc = init; for x in xs: acc = f(acc, x)` |
+
+and `iteration` says what a `for` loop counts and how it binds its target from the
+count k: `range` directly, `enumerate`/`zip` positions 0..n-1 of each sequence,
+`d.items()`/`.keys()`/`.values()` the keys of a dict, anything else the positions of
+the sequence and its element at k (a one-hot cotangent per element).
+
+The rules run during lowering, not as a pass before it: a comprehension is an
+expression, and may stand where a statement cannot (a lambda's body, one branch
+of `a if c else b`), so its loop is lowered where it stands, in the lowerer's
+let-context, which keeps Python's order and laziness of evaluation.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import gast
+
+from . import ir
+from .errors import UnsupportedSyntax
+from .primitives import OPERATORS, PRIMITIVES
+from .resolve import prim_call
+from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, POSITIONS, REDUCE
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+RANGE = PRIMITIVES[builtins.range]
+# Binds a loop's target in the body's environment (adding lets to its prelude); returns the counter's name.
+Binder = Callable[[dict, list], str]
+
+
+def call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr | None:
+    """The loop a call of `fn` is, lowered; None if `fn` is not one of the constructs above."""
+    if fn is REDUCE:
+        return reduce(lw, node, env, lets)
+    if fn is builtins.map:
+        return map_(lw, node, env, lets)
+    if fn is builtins.sorted:
+        return sorted_(lw, node, env, lets)
+    if fn in (builtins.max, builtins.min) and node.keywords:
+        return best(lw, fn is builtins.max, path, node, env, lets)
+    if fn in (builtins.enumerate, builtins.zip):
+        raise lw.error(UnsupportedSyntax, f"`{path}` is supported only as what a `for` loop iterates", node)
+    return None
+
+
+def comprehension(lw: Lowerer, node: gast.ListComp | gast.GeneratorExp, env: dict, lets: list) -> ir.Atom:
+    """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`."""
+    acc = lw.names.fresh("listcomp")
+    body: list[gast.stmt] = [
+        gast.Expr(gast.Call(gast.Attribute(gast_name(acc), "append", gast.Load()), [node.elt], []))
+    ]
+    for gen in reversed(node.generators):
+        for cond in reversed(gen.ifs):
+            body = [gast.If(cond, body, [])]
+        body = [gast.For(gen.target, gen.iter, body, [], None)]
+    for n in gast.walk(body[0]):
+        if isinstance(n, gast.stmt):
+            gast.copy_location(n, node)
+    targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+    saved = {t: env[t] for t in targets if t in env}
+    start = lw.names.fresh("empty")
+    lets.append(ir.Let(start, ir.MakeTuple([], kind="list"), lw.loc))
+    env[acc] = ir.Var(start)
+    loc = lw.loc
+    lw.loop(body[0], env, lets, live={acc})
+    lw.loc = loc
+    result = env.pop(acc)
+    for t in targets:  # comprehension variables do not leak (Python 3)
+        env.pop(t, None)
+    env.update(saved)
+    return result
+
+
+def reduce(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+    """`functools.reduce(f, xs[, init])` is the loop `acc = init; for x in xs: acc = f(acc, x)`."""
+    if node.keywords or len(node.args) not in (2, 3):
+        raise lw.error(UnsupportedSyntax, "`functools.reduce(f, xs[, initial])` is supported", node)
+    f = function_operand(lw, node.args[0], env, lets)
+    xs = lw.atom(node.args[1], env, lets)
+    acc, item = lw.names.fresh("reduced"), lw.names.fresh("item")
+    if len(node.args) == 3:
+        first, start = lw.atom(node.args[2], env, lets), ir.Const(0)
+    else:
+        first, start = lw.let(ir.GetItem(xs, ir.Const(0)), lets, "first"), ir.Const(1)
+    n = lw.let(ir.Prim(PRIMITIVES[len], [xs]), lets, "n")
+    seq = lw.let(ir.Prim(RANGE, [start, n]), lets, "indices")
+    step = gast.Assign([gast_name(acc, gast.Store)], gast.Call(f, [gast_name(acc), gast_name(item)], []), None)
+    loop = gast.For(gast_name(item, gast.Store), gast_name(item), [step], [], None)
+    for n_ in (step, loop):
+        gast.copy_location(n_, node)
+
+    def bind_item(body_env: dict, prelude: list) -> str:
+        k = lw.names.fresh("k")
+        body_env[item] = lw.let(ir.GetItem(xs, ir.Var(k), natural=True), prelude, "x")
+        return k
+
+    env[acc] = first
+    loc = lw.loc
+    lw.loop(loop, env, lets, live={acc}, iteration=(seq, bind_item))
+    lw.loc = loc
+    env.pop(item, None)
+    return env.pop(acc)
+
+
+def function_operand(lw: Lowerer, node: gast.expr, env: dict, lets: list) -> gast.expr:
+    """The function a builtin such as `map` calls, as the callee of the loop it becomes: a
+    module-level name stays as written (a primitive stays a primitive); anything else is
+    evaluated once, here, into a fresh name."""
+    if isinstance(node, (gast.Name, gast.Attribute)) and not lw.resolver.is_local(node, env):
+        return node
+    return gast.copy_location(synthetic(lw, lw.argument(node, env, lets), env, "fn"), node)
+
+
+def synthetic(lw: Lowerer, value: ir.Atom, env: dict, hint: str) -> gast.Name:
+    """An evaluated value under a fresh name, for code the lowerer writes."""
+    name = lw.names.fresh(hint)
+    env[name] = value
+    return gast_name(name)
+
+
+def list_of(lw: Lowerer, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:
+    """`[elt for targets in iterable]`, lowered as a comprehension."""
+    target = (
+        gast_name(targets[0], gast.Store)
+        if len(targets) == 1
+        else gast.Tuple([gast_name(t, gast.Store) for t in targets], gast.Store())
+    )
+    comp = gast.ListComp(elt, [gast.comprehension(target, iterable, [], 0)])
+    for n in gast.walk(comp):
+        if getattr(n, "lineno", None) is None and isinstance(n, (gast.expr, gast.stmt)):
+            gast.copy_location(n, elt)
+    return comprehension(lw, comp, env, lets)
+
+
+def map_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+    """`map(f, xs, ...)` is `[f(x, ...) for x, ... in zip(xs, ...)]`: a list, not an iterator
+    (which `list(...)`, `sum(...)` and `for` all accept)."""
+    if node.keywords or len(node.args) < 2:
+        raise lw.error(UnsupportedSyntax, "`map(f, xs, ...)` is supported (no keyword arguments)", node)
+    f = function_operand(lw, node.args[0], env, lets)
+    seqs = [synthetic(lw, lw.atom(a, env, lets), env, "seq") for a in node.args[1:]]
+    items = [lw.names.fresh("item") for _ in seqs]
+    iterable = seqs[0] if len(seqs) == 1 else gast.Call(gast_name("zip"), seqs, [])
+    elt = gast.copy_location(gast.Call(f, [gast_name(i) for i in items], []), node)
+    return list_of(lw, elt, items, iterable, env, lets)
+
+
+def key_list(lw: Lowerer, seq: gast.Name, key: gast.expr | None, env: dict, lets: list) -> ir.Atom:
+    """The list of `key(x)` for x in seq (seq itself without a key)."""
+    if key is None or isinstance(key, gast.Constant) and key.value is None:
+        return env[seq.id]
+    f = function_operand(lw, key, env, lets)
+    item = lw.names.fresh("item")
+    elt = gast.copy_location(gast.Call(f, [gast_name(item)], []), key)
+    return list_of(lw, elt, [item], seq, env, lets)
+
+
+def elements(lw: Lowerer, iterable: gast.expr, env: dict, lets: list) -> ir.Atom:
+    """The list of what a `for` loop over `iterable` yields (a dict's keys, an array's rows)."""
+    item = lw.names.fresh("item")
+    return list_of(lw, gast_name(item), [item], iterable, env, lets)
+
+
+def sorted_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+    """`sorted(xs, key=f, reverse=r)`: the keys (discrete: no derivative flows through
+    them), a stable argsort, then the elements in that order (a one-hot each)."""
+    options = {k.arg: k.value for k in node.keywords}
+    if len(node.args) != 1 or set(options) - {"key", "reverse"}:
+        raise lw.error(UnsupportedSyntax, "`sorted(xs, key=..., reverse=...)` is supported", node)
+    seq = synthetic(lw, elements(lw, node.args[0], env, lets), env, "seq")
+    keys = key_list(lw, seq, options.get("key"), env, lets)
+    reverse = lw.atom(options["reverse"], env, lets) if "reverse" in options else ir.Const(False)
+    order = synthetic(lw, lw.let(ir.Prim(ARGSORT, [keys, reverse]), lets, "order"), env, "order")
+    i = lw.names.fresh("i")
+    elt = gast.copy_location(gast.Subscript(seq, gast_name(i), gast.Load()), node)
+    return list_of(lw, elt, [i], order, env, lets)
+
+
+def best(lw: Lowerer, largest: bool, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`max(xs, key=f)` / `min(a, b, key=f)`: the element whose key is largest (smallest)."""
+    if not node.args or any(k.arg != "key" for k in node.keywords):
+        raise lw.error(UnsupportedSyntax, f"`{path}(xs, key=...)` is supported (not `default=`)", node)
+    if len(node.args) == 1:
+        seq = synthetic(lw, elements(lw, node.args[0], env, lets), env, "seq")
+    else:
+        items = ir.MakeTuple([lw.atom(a, env, lets) for a in node.args])
+        seq = synthetic(lw, lw.let(items, lets, "candidates"), env, "seq")
+    keys = key_list(lw, seq, node.keywords[0].value, env, lets)
+    position = lw.let(ir.Prim(ARGBEST, [keys, ir.Const(largest)]), lets, "best")
+    return ir.GetItem(env[seq.id], position)
+
+
+def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.Atom, Binder]:
+    """What a `for` loop counts (a discrete sequence) and how it binds its target from the count."""
+    it, target = stmt.iter, stmt.target
+    called = isinstance(it, gast.Call) and not lw.resolver.is_local(it.func, env)
+    fn = lw.resolver.callee(it.func, env)[1] if called else None
+    if fn is builtins.range:
+        seq = lw.let(prim_call(lw, RANGE, "range", it, env, lets), lets, "indices")
+        if isinstance(target, gast.Name):
+            return seq, lambda body_env, prelude: lw.bind(target.id, body_env)
+        return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
+    if fn in (builtins.enumerate, builtins.zip):
+        if it.keywords and fn is builtins.zip:
+            raise lw.error(UnsupportedSyntax, "keyword arguments to `zip` are not supported", it)
+        args = [lw.atom(a, env, lets) for a in it.args]
+        start = args[1] if fn is builtins.enumerate and len(args) > 1 else None
+        if it.keywords:
+            start = lw.atom(it.keywords[0].value, env, lets)
+        seqs = args[:1] if fn is builtins.enumerate else args
+        lens = [lw.let(ir.Prim(PRIMITIVES[len], [a]), lets, "n") for a in seqs]
+        n = lens[0]
+        for m in lens[1:]:
+            n = lw.let(ir.Prim(PRIMITIVES[min], [n, m]), lets, "n")
+        seq = lw.let(ir.Prim(RANGE, [n]), lets, "indices")
+        if not isinstance(target, gast.Tuple) or len(target.elts) != (2 if fn is builtins.enumerate else len(seqs)):
+            raise lw.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
+
+        def parts(k: str, prelude: list) -> list[ir.Atom]:
+            # positions 0..n-1 of each sequence (a dict here fails loudly: it has no position k)
+            items = [lw.let(ir.GetItem(a, ir.Var(k), natural=True), prelude, "item") for a in seqs]
+            if fn is builtins.zip:
+                return items
+            i = ir.Var(k) if start is None else lw.let(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
+            return [i, items[0]]
+
+        return seq, binder(lw, target, parts, unpack=False)
+    if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and lw.resolver.is_local(it.func.value, env):
+        method = it.func.attr
+        if method in ("items", "keys", "values") and not it.args:
+            d = lw.atom(it.func.value, env, lets)
+            seq = lw.let(ir.Prim(DICT_KEYS, [d]), lets, "keys")
+            if method == "keys":
+                return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
+            if method == "values":
+                return seq, binder(lw, target, lambda k, prelude: lw.let(ir.GetItem(d, ir.Var(k)), prelude, "v"))
+            return seq, binder(
+                lw, target, lambda k, prelude: [ir.Var(k), lw.let(ir.GetItem(d, ir.Var(k)), prelude, "v")], False
+            )
+    xs = lw.atom(it, env, lets)
+    seq = lw.let(ir.Prim(POSITIONS, [xs]), lets, "positions")
+    return seq, binder(
+        lw, target, lambda k, prelude: lw.let(ir.GetItem(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
+    )
+
+
+def binder(lw: Lowerer, target: gast.AST, element: Callable, unpack: bool = True) -> Binder:
+    """Bind the loop target from a fresh counter k: `element(k, prelude)` gives the value(s)."""
+
+    def bind(body_env: dict, prelude: list) -> str:
+        k = lw.names.fresh("k")
+        value = element(k, prelude)
+        if unpack:
+            lw.assign(target, value, body_env, prelude)
+        else:
+            for elt, atom in zip(target.elts, value):
+                lw.assign(elt, atom, body_env, prelude)
+        return k
+
+    return bind
+
+
+def gast_name(name: str, ctx: type = gast.Load) -> gast.Name:
+    """A name in code the desugaring writes."""
+    return gast.Name(name, ctx(), None, None)

@@ -1,0 +1,230 @@
+"""Resolution: what each name a function reads, and each call it makes, is.
+
+A name bound in the function is a local value (the lowerer's business). Any other
+name is resolved against the function's globals, closure cells and builtins, when
+the function is lowered, into one of:
+
+- plain data (a number, a string, a tuple of them, a class): a constant `Ref`;
+- a primitive (`math.sin`, `np.sum`, an operator) or a user function with source: a
+  function value with nothing captured (`MakeClosure(fn, [])`);
+- a module path (`np.linalg.norm`), followed attribute by attribute.
+
+A call is resolved by what its callee is (`Lowerer.call` picks the case): a
+primitive becomes a `Prim` with its arguments bound by the real function's
+signature, a user function a `Call`, a method of a local value the NumPy function
+it is, and anything else with neither rule nor source is run as data (`data_call`):
+its result carries no derivative, and a derivative flowing into it is an error.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from typing import TYPE_CHECKING
+
+import gast
+import numpy as np
+
+from . import ir
+from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
+from .kinds import fixed
+from .primitives import METHODS, PRIMITIVES, Primitive, lookup
+from .rules.scalar import BINARY_FOLDS
+from .source import ParsedFunction, Watch, is_missing
+from .target import CallX, Obj
+from .vtypes import OBJECT
+
+if TYPE_CHECKING:
+    from .lower import Lowerer
+
+# Builtins that read the calling frame: never run as data (they could see values a derivative flows through).
+FRAME_READERS = (eval, exec, compile, globals, locals, vars)
+
+
+class Resolver:
+    """Resolves the free names of one function (`locals`: the names it assigns, its parameters)."""
+
+    def __init__(self, parsed: ParsedFunction, watch: Watch, local_names: set[str]):
+        self.parsed = parsed
+        self.watch = watch
+        self.locals = local_names  # shared with the lowerer, which adds a nested function's captures
+
+    def error(self, cls: type[ChadError], message: str, node: gast.AST) -> ChadError:
+        return cls(message, self.parsed.loc(node))
+
+    def is_local(self, node: gast.expr, env: dict) -> bool:
+        """Whether node is a value of the function (not a module, a global function...)."""
+        while isinstance(node, gast.Attribute):
+            node = node.value
+        return not isinstance(node, gast.Name) or node.id in env or node.id in self.locals
+
+    def global_value(self, name: str, node: gast.AST) -> object:
+        value = self.parsed.resolve(name, self.watch)
+        if is_missing(value):
+            raise self.error(ChadError, f"name `{name}` is not defined", node)
+        return value
+
+    def static_path(self, node: gast.expr, env: dict) -> tuple[str, object]:
+        """Resolve `m.sin`, `math.pi`, `mod.sub.f` to the object it names (no locals)."""
+        if isinstance(node, gast.Name):
+            if node.id in env or node.id in self.locals:
+                raise self.error(
+                    UnsupportedSyntax, f"attributes and methods of the local value `{node.id}` are not supported", node
+                )
+            return node.id, self.global_value(node.id, node)
+        if isinstance(node, gast.Attribute):
+            path, value = self.static_path(node.value, env)
+            if not isinstance(value, types.ModuleType):
+                raise self.error(UnsupportedSyntax, f"attribute `.{node.attr}` of `{path}` is not supported", node)
+            try:
+                return f"{path}.{node.attr}", getattr(value, node.attr)
+            except AttributeError:
+                raise self.error(ChadError, f"module `{path}` has no attribute `{node.attr}`", node) from None
+        raise self.error(UnsupportedSyntax, "calling the result of an expression is not supported", node)
+
+    def callee(self, func: gast.expr, env: dict) -> tuple[str, object]:
+        """The path and outside object a call's function (not a local value) names."""
+        path, fn = self.static_path(func, env)
+        return path, getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+
+    def outside(self, path: str, value: object, node: gast.AST) -> ir.Expr:
+        """An outside object used as a value: plain data, read as a constant, or a function
+        (a function value with nothing captured: its code is read where it is called)."""
+        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
+            return ir.Ref(path, value)
+        if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value):
+            return ir.Ref(path, value)
+        value = getattr(value, "__chad_wrapped__", value)
+        if isinstance(value, type):
+            return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`)
+        if isinstance(value, types.FunctionType) or lookup(value) is not None:
+            return ir.MakeClosure(value, [])
+        kind = "a function chadpy has no rule for" if callable(value) else f"a {type(value).__name__}"
+        raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
+
+
+# ---------------------------------------------------------------- calls, by what the callee is
+
+
+def method_call(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`x.sum(axis=0)`, `x.reshape(2, 3)`, `d.values()`: the function the method is."""
+    method = node.func.attr
+    if method == "append":
+        raise lw.error(UnsupportedSyntax, "`append` is supported as a statement (it returns None)", node)
+    if method not in METHODS:
+        raise lw.error(UnsupportedSyntax, f"the method `.{method}()` is not supported", node)
+    fn = METHODS[method]
+    args = list(node.args)
+    if fn in (np.reshape, np.transpose) and len(args) > 1:  # x.reshape(2, 3) is np.reshape(x, (2, 3))
+        args = [gast.copy_location(gast.Tuple(args, gast.Load()), node)]
+    call = gast.copy_location(gast.Call(node.func, [node.func.value, *args], node.keywords), node)
+    return prim_call(lw, PRIMITIVES[fn], f".{method}", call, env, lets)
+
+
+def prim_call(lw: Lowerer, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """A call of a primitive: `min(a, b, c)` folds into two calls of the binary one."""
+    args = [lw.atom(a, env, lets) for a in node.args]
+    if prim.params is not None:
+        kwargs = {k.arg: lw.atom(k.value, env, lets) for k in node.keywords}
+        return ir.Prim(prim, bind_arguments(lw, prim, path, args, kwargs, node))
+    least, most = prim.nargs
+    if node.keywords:
+        raise lw.error(UnsupportedSyntax, f"keyword arguments to `{path}` are not supported", node)
+    if prim in BINARY_FOLDS and len(args) > 2:
+        acc = args[0]
+        for a in args[1:-1]:
+            acc = lw.let(ir.Prim(prim, [acc, a]), lets, path)
+        return ir.Prim(prim, [acc, args[-1]])
+    if len(args) < least or (most is not None and len(args) > most):
+        raise lw.error(UnsupportedSyntax, f"`{path}` with {len(args)} arguments is not supported", node)
+    return ir.Prim(prim, args)
+
+
+def bind_arguments(lw: Lowerer, prim: Primitive, path: str, args: list, kwargs: dict, node: gast.AST) -> list[ir.Atom]:
+    """A call's arguments in the order of the primitive's `params`, bound by the real function's
+    signature (defaults filled in); every other parameter must be left at its default."""
+    signature = prim.signature()
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.error(ChadError, f"`{path}`: {e}", node) from None
+    for name, value in bound.arguments.items():
+        param = signature.parameters[name]
+        if name in prim.params or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) and not value:
+            continue
+        if not (isinstance(value, (ir.Const, ir.Ref)) and _same_value(value.value, param.default)):
+            taken = ", ".join(f"`{p}`" for p in prim.params)
+            raise lw.error(
+                UnsupportedSyntax,
+                f"the argument `{name}` of `{path}` is not supported (only its default; chadpy handles {taken})",
+                node,
+            )
+    try:
+        return [bound.arguments[p] if p in bound.arguments else ir.Const(prim.default(p)) for p in prim.params]
+    except TypeError as e:
+        raise lw.error(ChadError, f"`{path}`: {e}", node) from None
+
+
+def user_call(lw: Lowerer, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """A call of a user function: its arguments bound by its signature, defaults as constants."""
+    args = [lw.argument(a, env, lets) for a in node.args]
+    kwargs = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords}
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.error(ChadError, f"call of `{path}`: {e}", node) from None
+    bound.apply_defaults()
+    atoms = []
+    for name, value in bound.arguments.items():
+        param = bound.signature.parameters[name]
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise lw.error(UnsupportedSyntax, f"`{path}` takes star-parameters; not supported", node)
+        atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
+    return ir.Call(fn, atoms)
+
+
+def data_call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
+    """A call of something with neither a rule nor source (`np.random.rand`, a class): run as it is,
+    its result is data. An error if a derivative flows into it (never a silent zero)."""
+    if any(fn is reader for reader in FRAME_READERS):
+        raise lw.error(UnknownFunction, f"`{path}` reads the function's own variables; not supported", node)
+    args = [lw.atom(a, env, lets) for a in node.args]
+    names = [k.arg for k in node.keywords]
+    args += [lw.atom(k.value, env, lets) for k in node.keywords]
+    n = len(node.args)
+    prim = Primitive(
+        path,
+        lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:]))),
+        nargs=(0, None),
+        kind=fixed(OBJECT),
+        data_only=True,
+        aliases="unknown",
+        fn=fn,
+    )
+    return ir.Prim(prim, args)
+
+
+def _same_value(value: object, default: object) -> bool:
+    """Whether a constant argument is the parameter's default (`ord=None`, `keepdims=np._NoValue`)."""
+    return value is default or type(value) is type(default) and value == default
+
+
+def with_defaults(prim: Primitive, args: list[ir.Atom]) -> ir.Prim:
+    """`prim` applied to its leading arguments, the others at their defaults."""
+    rest = prim.params[len(args) :] if prim.params is not None else ()
+    return ir.Prim(prim, [*args, *(ir.Const(prim.default(p)) for p in rest)])
+
+
+def primitive_function(fn: object, arity: int) -> ir.Function:
+    """A primitive used as a function value (`integrate(math.sin, 0.0, x)`): `def sin(x0): return sin(x0)`."""
+    prim = lookup(fn)
+    if prim is None:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise UnknownFunction(f"no derivative rule for `{name}` and no Python source to differentiate")
+    least, most = prim.nargs
+    loc = Loc("<chadpy primitive>", 0, prim.name, "")
+    if arity < least or most is not None and arity > most:
+        raise ChadError(f"`{prim.name}` as a function value called with {arity} arguments", loc)
+    params = [f"x{k}" for k in range(arity)]
+    body = ir.Block([ir.Let("y", with_defaults(prim, [ir.Var(p) for p in params]), loc)], ir.Var("y"))
+    return ir.Function(prim.name.split(".")[-1], params, body, loc, fn)
