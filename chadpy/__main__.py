@@ -1,7 +1,8 @@
 """The chadpy command line.
 
     python -m chadpy show FILE.py:FUNC [ARGS...] [--stage S] [--diff S2 [--side-by-side]] [--plain] [--no-simplify]
-        Print the derivative chadpy generates for FUNC (`chadpy.source`), or how two stages' derivatives differ.
+        Print the derivative chadpy generates for FUNC (`chadpy.source`), or how two stages' derivatives differ;
+        `--stage ir` prints the typed core IR that CHAD transforms.
     python -m chadpy cost FILE.py:FUNC ARGS... [--stage S|all] [--no-simplify]
         Print the cost of FUNC(*ARGS) and of its derivative (`chadpy.cost_report`), at one stage or at all four.
 
@@ -133,7 +134,9 @@ def make_parser() -> argparse.ArgumentParser:
     show_parser.set_defaults(run=show, parser=show_parser)
     show_parser.add_argument("function", **target)
     show_parser.add_argument("args", nargs="*", type=parse_arg, metavar="ARGS", help=f"example arguments: {example}")
-    show_parser.add_argument("--stage", choices=STAGES, default="efficient", help="default: %(default)s")
+    show_parser.add_argument(
+        "--stage", choices=[*STAGES, "ir"], default="efficient", help="ir: the typed core IR; default: %(default)s"
+    )
     show_parser.add_argument("--diff", choices=STAGES, metavar="S2", help="print a unified diff from --stage to S2")
     show_parser.add_argument("--side-by-side", action="store_true", help="with --diff: two columns instead")
     show_parser.add_argument("--plain", action="store_true", help="without the comments naming CHAD's rules")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import cost
-from .build import Derivative, build, generate_source, origin
+from .build import Derivative, build, generate_source, origin, typed_ir
 from .errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from .primitives import lookup
 from .stages import stage_named
@@ -264,7 +264,8 @@ def source(
     annotate: bool = True,
     **kwargs: Any,
 ) -> str:
-    """The generated derivative of `f`, as Python source.
+    """The generated derivative of `f`, as Python source; with `stage="ir"`, the typed core IR
+    that CHAD transforms (`f` and every function it calls, specialised to their types).
 
     With example arguments, for their types (all positional ones differentiated);
     otherwise for the types of the last differentiated call, or all-float parameters.
@@ -278,6 +279,8 @@ def source(
     else:
         cache = getattr(fn, "__dict__", {}).get(_CACHE_ATTR, {})
         sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
+    if stage == "ir":
+        return typed_ir(fn, sig)
     return generate_source(fn, sig, stage_named(stage), simplify, annotate).source
 
 

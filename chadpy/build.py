@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from . import ir
 from .chad import chad_spec
 from .codegen import generate
 from .errors import Loc
@@ -114,6 +115,19 @@ def _generate_source(
         defs = [simplify_def(d) for d in defs]
     source, bindings, origins = generate(defs, annotate)
     return Generated(source, bindings, entry, watch, origins)
+
+
+def typed_ir(fn: types.FunctionType, sig: tuple[VType, ...]) -> str:
+    """The core IR of `fn` and of every function it calls, each specialised to the types it is
+    called with, in the paper's `let ... in` form with every binder's type (a `'` marks a type
+    that carries a derivative: `float'`)."""
+    program = Program(Watch())
+    specs = program.infer(program.spec(fn, sig))
+    parts = []
+    for spec in specs:
+        head = f"# {spec.name}: ({', '.join(map(repr, spec.sig))}) -> {spec.result!r}"
+        parts.append(head + "\n" + ir.format_function(spec.fn, spec.types))
+    return "\n\n".join(parts) + "\n"
 
 
 def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True) -> Derivative:

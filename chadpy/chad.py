@@ -277,17 +277,18 @@ class _Chad:
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return self.primal(e)
         if isinstance(e, ir.MakeTuple):
-            items = [self.primal(a) for a in e.items]
-            return ListX(items) if e.kind == "list" else TupleX(items)
+            return TupleX([self.primal(a) for a in e.items])
+        if isinstance(e, ir.MakeList):
+            return ListX([self.primal(a) for a in e.items])
         if isinstance(e, ir.MakeDict):
             return DictX([self.primal(k) for k in e.keys], [self.primal(v) for v in e.values])
         if isinstance(e, ir.MakeClosure):
             return call(Closure, ir.code_name(e.code), TupleX([self.primal(a) for a in e.captured]))
-        if isinstance(e, ir.GetItem):
+        if isinstance(e, ir.Read):
             base, index = self.primal(e.base), self.primal(e.index)
-            if isinstance(self.type_of(e.base), Fn):  # a default argument kept in a function value
+            if isinstance(e, ir.EnvRead):  # a default argument kept in a function value
                 return Item(Attr(base, "env"), index)
-            if e.of_loop:  # a loop over a dict yields its keys
+            if isinstance(e, ir.Index) and e.of_loop:  # a loop over a dict yields its keys
                 base_t = self.type_of(e.base)
                 if isinstance(base_t, Dct):
                     return index
@@ -309,7 +310,7 @@ class _Chad:
         d = Name(self.d)
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return "a copy: d into the variable's slot", self.var(e, d), []
-        if isinstance(e, (ir.MakeTuple, ir.MakeDict, ir.MakeClosure)):
+        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeClosure)):
             items = e.values if isinstance(e, ir.MakeDict) else e.captured if isinstance(e, ir.MakeClosure) else e.items
             keys = e.keys if isinstance(e, ir.MakeDict) else [Lit(k) for k in range(len(items))]
             out = []
@@ -320,13 +321,13 @@ class _Chad:
             if isinstance(e, ir.MakeClosure):
                 return "a function value is its captured values: each one's part of d (pack)", out, []
             return "each component's part of d (lfst, lsnd)", out, []
-        if isinstance(e, ir.GetItem):
+        if isinstance(e, ir.Read):
             return self.getitem(e)
         if isinstance(e, ir.Prim):
             return self.prim(e, target)
         raise AssertionError(e)
 
-    def getitem(self, e: ir.GetItem) -> tuple[str, list[Stmt], list[Stmt]]:
+    def getitem(self, e: ir.Read) -> tuple[str, list[Stmt], list[Stmt]]:
         """D[x[i]]: a one-hot cotangent of x (O(1): a dict entry, or an array index contribution)."""
         d = Name(self.d)
         base_t = self.type_of(e.base)
@@ -338,9 +339,9 @@ class _Chad:
         if isinstance(base_t, Dct):
             return "a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
         saves: list[Stmt] = []
-        if e.slice is not None:
-            if isinstance(base_t, Tup) and isinstance(e.slice, slice):
-                positions: Expr = call(range, *range(len(base_t.items))[e.slice].__reduce__()[1])
+        if isinstance(e, ir.Slice):
+            if isinstance(base_t, Tup) and e.static is not None:
+                positions: Expr = call(range, *range(len(base_t.items))[e.static].__reduce__()[1])
             else:
                 positions = Name(self.names.fresh("positions"))
                 saves.append(Assign([positions.id], Item(call(range, call(len, x)), index)))
@@ -356,7 +357,7 @@ class _Chad:
                 return "a dense one-hot tuple <0, .., d, .., 0> (Fig. 4)", self.var(e.base, one_hot), []
             return "a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([key], [d])), []
         assert isinstance(base_t, Lst)
-        if e.natural or isinstance(e.index, ir.Const) and e.index.value >= 0:
+        if isinstance(e, ir.Index) and e.natural or isinstance(e.index, ir.Const) and e.index.value >= 0:
             key = index
         else:  # the position now: a later append would change what a negative index means
             key = Name(self.names.fresh("position"))
@@ -444,7 +445,7 @@ class _Chad:
                 self.open_slot(p, d)
                 d += 1
         iteration: list[Stmt] = []
-        if e.test is not None:
+        if isinstance(e, ir.WhileLoop):
             test_fwd, _ = self.block(e.test, d, "test", wanted=False)
             iteration += test_fwd
             iteration.append(If(UnaryOp("not", self.primal(e.test.result)), [Break()], []))
@@ -454,7 +455,7 @@ class _Chad:
         record = None
         if tape is not None:
             bound = _bound(primal)
-            candidates = ([e.index] if e.index else []) + list(state) + bound
+            candidates = ([e.index] if isinstance(e, ir.ForLoop) else []) + list(state) + bound
             needed = expr_names(defs)
             record = Record(tape, [n for n in dict.fromkeys(candidates) if n in needed])
             iteration.append(record)
@@ -465,7 +466,7 @@ class _Chad:
         iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
         if e.stop is not None:
             iteration.append(If(self.primal(e.stop), [Break()], []))
-        if e.seq is not None:
+        if isinstance(e, ir.ForLoop):
             fwd.append(For(e.index, self.primal(e.seq), iteration, comment="D[loop]: forward iterations"))
         else:
             fwd.append(While(iteration, comment="D[loop]: forward iterations"))

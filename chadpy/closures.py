@@ -112,7 +112,7 @@ def lift(lw: Lowerer, code: ir.Function, own_name: str | None) -> None:
     targets = tuple(lw.bind(v, env) for v in captured)
     targets += tuple(lw.names.fresh("default_" + p) for p in code.defaults)  # read by the caller
     if len(targets) == 1:
-        lets.append(ir.Let(targets[0], ir.GetItem(ir.Var(env_param), ir.Const(0)), lw.loc))
+        lets.append(ir.Let(targets[0], ir.Proj(ir.Var(env_param), ir.Const(0)), lw.loc))
     elif targets:
         lets.append(ir.Let(targets, ir.Var(env_param), lw.loc))
     own = scope.parameters(lw.node)
@@ -149,7 +149,7 @@ def keyword_arguments(lw: Lowerer, fn: ir.Atom, args: list, node: gast.Call, env
         if p in given:
             out.append(given[p])
         elif p in code.defaults:
-            default = ir.GetItem(fn, ir.Const(len(code.captured) + code.defaults.index(p)))
+            default = ir.EnvRead(fn, ir.Const(len(code.captured) + code.defaults.index(p)))
             out.append(lw.let(default, lets, "default_" + p))
         else:
             raise lw.error(ChadError, f"`{info.label}` is missing its argument `{p}`", node)

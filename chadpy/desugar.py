@@ -76,7 +76,7 @@ def comprehension(lw: Lowerer, node: gast.ListComp | gast.GeneratorExp, env: dic
     targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
     saved = {t: env[t] for t in targets if t in env}
     start = lw.names.fresh("empty")
-    lets.append(ir.Let(start, ir.MakeTuple([], kind="list"), lw.loc))
+    lets.append(ir.Let(start, ir.MakeList([]), lw.loc))
     env[acc] = ir.Var(start)
     loc = lw.loc
     lw.loop(body[0], env, lets, live={acc})
@@ -98,7 +98,7 @@ def reduce(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
     if len(node.args) == 3:
         first, start = lw.atom(node.args[2], env, lets), ir.Const(0)
     else:
-        first, start = lw.let(ir.GetItem(xs, ir.Const(0)), lets, "first"), ir.Const(1)
+        first, start = lw.let(ir.Index(xs, ir.Const(0)), lets, "first"), ir.Const(1)
     n = lw.let(ir.Prim(PRIMITIVES[len], [xs]), lets, "n")
     seq = lw.let(ir.Prim(RANGE, [start, n]), lets, "indices")
     step = gast.Assign([gast_name(acc, gast.Store)], gast.Call(f, [gast_name(acc), gast_name(item)], []), None)
@@ -108,7 +108,7 @@ def reduce(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
 
     def bind_item(body_env: dict, prelude: list) -> str:
         k = lw.names.fresh("k")
-        body_env[item] = lw.let(ir.GetItem(xs, ir.Var(k), natural=True), prelude, "x")
+        body_env[item] = lw.let(ir.Index(xs, ir.Var(k), natural=True), prelude, "x")
         return k
 
     env[acc] = first
@@ -204,7 +204,7 @@ def best(lw: Lowerer, largest: bool, path: str, node: gast.Call, env: dict, lets
         seq = synthetic(lw, lw.let(items, lets, "candidates"), env, "seq")
     keys = key_list(lw, seq, node.keywords[0].value, env, lets)
     position = lw.let(ir.Prim(ARGBEST, [keys, ir.Const(largest)]), lets, "best")
-    return ir.GetItem(env[seq.id], position)
+    return ir.Index(env[seq.id], position)
 
 
 def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.Atom, Binder]:
@@ -235,7 +235,7 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
 
         def parts(k: str, prelude: list) -> list[ir.Atom]:
             # positions 0..n-1 of each sequence (a dict here fails loudly: it has no position k)
-            items = [lw.let(ir.GetItem(a, ir.Var(k), natural=True), prelude, "item") for a in seqs]
+            items = [lw.let(ir.Index(a, ir.Var(k), natural=True), prelude, "item") for a in seqs]
             if fn is builtins.zip:
                 return items
             i = ir.Var(k) if start is None else lw.let(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
@@ -250,14 +250,14 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
             if method == "keys":
                 return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
             if method == "values":
-                return seq, binder(lw, target, lambda k, prelude: lw.let(ir.GetItem(d, ir.Var(k)), prelude, "v"))
+                return seq, binder(lw, target, lambda k, prelude: lw.let(ir.Index(d, ir.Var(k)), prelude, "v"))
             return seq, binder(
-                lw, target, lambda k, prelude: [ir.Var(k), lw.let(ir.GetItem(d, ir.Var(k)), prelude, "v")], False
+                lw, target, lambda k, prelude: [ir.Var(k), lw.let(ir.Index(d, ir.Var(k)), prelude, "v")], False
             )
     xs = lw.atom(it, env, lets)
     seq = lw.let(ir.Prim(POSITIONS, [xs]), lets, "positions")
     return seq, binder(
-        lw, target, lambda k, prelude: lw.let(ir.GetItem(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
+        lw, target, lambda k, prelude: lw.let(ir.Index(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
     )
 
 

@@ -245,15 +245,17 @@ class _Infer:
             defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
             return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
         if isinstance(e, ir.MakeTuple):
+            return Tup(tuple(self.atom(a) for a in e.items))
+        if isinstance(e, ir.MakeList):
             items = [self.atom(a) for a in e.items]
-            return Lst(join_all(items) if items else BOTTOM) if e.kind == "list" else Tup(tuple(items))
+            return Lst(join_all(items) if items else BOTTOM)
         if isinstance(e, ir.MakeDict):
             values = [self.atom(a) for a in e.values]
             constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)
             key = join_all([self.atom(k) for k in e.keys])
             return dct(values, [k.value for k in e.keys] if constant else None, key)
-        if isinstance(e, ir.GetItem):
-            return self.getitem(e)
+        if isinstance(e, ir.Read):
+            return self.read(e)
         if isinstance(e, ir.Case):
             return join(self.block(e.then), self.block(e.orelse))
         if isinstance(e, ir.Loop):
@@ -309,25 +311,26 @@ class _Infer:
         t = op.kind(args, consts)
         return t if active and not op.discrete else inactive(t)
 
-    def getitem(self, e: ir.GetItem) -> VType:
+    def read(self, e: ir.Read) -> VType:
         base = self.atom(e.base)
-        if isinstance(base, Fn):  # a default argument, kept in the function value
+        of_loop = isinstance(e, ir.Index) and e.of_loop
+        if isinstance(e, ir.EnvRead):  # a default argument, kept in the function value
             return base.env[e.index.value]
         if isinstance(base, Arr):
-            return element(base) if e.of_loop else _array_item(base, e, self.atom(e.index))
+            return element(base) if of_loop else _array_item(base, e, self.atom(e.index))
         if isinstance(base, Dct):
-            if e.of_loop:
+            if of_loop:
                 return base.key  # a loop over a dict yields its keys
             if isinstance(e.index, (ir.Const, ir.Ref)):
                 return base.field(e.index.value)
             return item_join(base)
         if isinstance(base, Lst):
-            return base if e.slice is not None else base.item
+            return base if isinstance(e, ir.Slice) else base.item
         if isinstance(base, Tup):
-            if e.slice is not None:
-                if not isinstance(e.slice, slice):
+            if isinstance(e, ir.Slice):
+                if e.static is None:
                     return Lst(item_join(base))  # run-time bounds: its length is not known statically
-                return Tup(base.items[e.slice])
+                return Tup(base.items[e.static])
             if isinstance(e.index, ir.Var):
                 return item_join(base)
             k = e.index.value
@@ -344,9 +347,9 @@ class _Infer:
         for _ in range(_MAX_ROUNDS):
             for name, t in zip(e.state, types):
                 self.spec.types[name] = t
-            if e.index is not None:  # a position, or a dict's key
+            if isinstance(e, ir.ForLoop):  # a position, or a dict's key
                 self.spec.types[e.index] = item_join(self.atom(e.seq))
-            if e.test is not None:
+            else:
                 self.block(e.test)
             self.block(e.body)
             new = [join(t, self.atom(n)) for t, n in zip(types, e.next)]
@@ -402,11 +405,11 @@ def _transient(t: VType) -> bool:
     return any(getattr(f.code, "transient", False) for f in functions_in(t))
 
 
-def _array_item(base: Arr, e: ir.GetItem, index: VType) -> VType:
+def _array_item(base: Arr, e: ir.Read, index: VType) -> VType:
     """The type of `x[index]` for an array x (NumPy's rules): ints and integer arrays (or lists) index
     an axis each and together add the axes of their broadcast shape, slices keep an axis, `None` adds
     one, a boolean mask of rank k replaces k axes by one; anything else gives an array of any rank."""
-    if isinstance(e.slice, slice):
+    if isinstance(e, ir.Slice) and e.static is not None:
         return base
     parts = index.items if isinstance(index, Tup) else (index,)
     dropped, added, advanced = 0, 0, []

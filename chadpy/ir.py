@@ -4,21 +4,36 @@ A function body is a `Block`: a chain of `Let` bindings ending in an atom, i.e.
 `let x1 = e1 in ... let xn = en in result`. Every name is bound once (SSA), so a
 later stage may refer to any name without worrying about reassignment. Arguments
 of every expression are atoms (`Var`, `Const`, `Ref`), as in A-normal form.
+`verify.py` checks these invariants after every lowering.
 
-Python maps onto it as follows: assignments are lets, tuples are n-ary products,
-`t[k]` is a projection, `if`/conditional expressions/`and`/`or` are `Case`s on a
-discrete condition whose branches end in the tuple of live-out variables, calls of
-`math` functions and operators are `Prim`s, and calls of user functions are `Call`s.
+Python maps onto it as follows (one node per idea):
 
-Functions as values are closure-converted here (Section 9, Appendix C): a `lambda`
-or nested `def` becomes `MakeClosure(code, captured)`, a pair of a closed
-`Function` (whose first parameter is the tuple of captured values) and the values
-it captures; calling a function value is `Apply`. So no function of the IR reads
-a variable of another, and CHAD never needs a cotangent for a function itself.
+| Python | IR |
+| --- | --- |
+| `x = e` | `Let` |
+| `(a, b)`, `[a, b]`, `{k: v}` | `MakeTuple` (the paper's product), `MakeList`, `MakeDict` |
+| `t[k]`, `xs[i]`, `xs[a:b]` | `Proj` (a tuple the lowerer built), `Index`, `Slice` |
+| a default kept in a function value | `EnvRead` |
+| `if`, `a if c else b`, `and`, `or` | `Case` on a discrete condition; branches end in the live-out tuple |
+| `for`, `while` (with `break`, `continue`, `return`) | `ForLoop`, `WhileLoop`: a fold over a state tuple |
+| operators, `math`/NumPy functions, builtins | `Prim` |
+| a call of a user function | `Call` |
+| `lambda`, nested `def`; calling a function value | `MakeClosure`, `Apply` |
+
+Functions as values are closure-converted (Section 9, Appendix C; `closures.py`):
+a `lambda` or nested `def` becomes `MakeClosure(code, captured)`, a pair of a
+closed `Function` (whose first parameter is the tuple of captured values) and the
+values it captures; calling a function value is `Apply`. So no function of the IR
+reads a variable of another, and CHAD never needs a cotangent for a function itself.
+
+`format_function` prints a function in the paper's `let ... in` form, each binder
+with its type when given the types inference found (`chadpy.source(f, stage="ir")`).
+`operands`, `blocks` and `scoped` are the one traversal every pass shares.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -89,10 +104,16 @@ class Apply:
 
 @dataclass
 class MakeTuple:
-    """A tuple or (`kind="list"`) a list literal: the paper's n-ary product / array build."""
+    """A tuple: the paper's n-ary product."""
 
     items: list[Atom]
-    kind: str = "tuple"
+
+
+@dataclass
+class MakeList:
+    """A list literal (Section 7's array build, of any length)."""
+
+    items: list[Atom]
 
 
 @dataclass
@@ -104,20 +125,43 @@ class MakeDict:
 
 
 @dataclass
-class GetItem:
-    """`base[index]`: a projection of a tuple, an element of a list/dict/array, or a slice.
-
-    `slice`: None for an element; for a slice, the `slice` object if its bounds are
-    constants, else True. `natural`: the index is a valid non-negative position (a
-    loop counter). `of_loop`: the element `for` yields at position `index` (a
-    dict yields its keys, so then it is the index itself).
-    """
+class Read:
+    """A part of a value: `base[index]`. Each kind of read is its own node, below."""
 
     base: Atom
     index: Atom
-    slice: object = None
+
+
+@dataclass
+class Proj(Read):
+    """The paper's projection: component `index` (a constant) of a tuple the lowerer built
+    (a loop's one-element state, a closure's one-element environment)."""
+
+
+@dataclass
+class Index(Read):
+    """An element of a tuple, list, dict or array, as Python's `base[index]` reads it.
+
+    `natural`: the index is a valid non-negative position (a loop counter).
+    `of_loop`: the element a `for` loop yields at position `index` (a dict yields its
+    keys, so then it is the index itself)."""
+
     natural: bool = False
     of_loop: bool = False
+
+
+@dataclass
+class Slice(Read):
+    """`base[a:b]`, `A[:, k]`: `index` is a slice, or a tuple of slices and indices;
+    `static` is the slice itself when its bounds are literal numbers (a tuple's slice
+    then has a static type)."""
+
+    static: slice | None = None
+
+
+@dataclass
+class EnvRead(Read):
+    """A value a function value holds: its captured value or default number `index`."""
 
 
 @dataclass
@@ -129,29 +173,38 @@ class Case:
     orelse: Block
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Loop:
     """A loop over a tuple of state variables (the paper's fold, Section 7, generalised).
 
-    `for index in seq` (seq discrete: a range or a list of keys) or `while test`
-    (test evaluated from the state before each iteration). Each iteration runs
-    `body` with the state variables bound, and yields the new state `next`. When
-    `stop` is given (the loop has `break` or `return`), it is a discrete atom of
-    the body: the loop ends after an iteration in which it is true.
-    The let binding a loop takes the final state.
-    """
+    Each iteration runs `body` with the state variables bound and yields the new state
+    `next`. When `stop` is given (the loop has `break` or `return`), it is a discrete
+    atom of the body: the loop ends after an iteration in which it is true. The let
+    binding a loop takes the final state."""
 
     state: list[str]
     init: list[Atom]
-    index: str | None
-    seq: Atom | None
-    test: Block | None
     body: Block
     next: list[Atom]
     stop: Atom | None = None
 
 
-Expr = Atom | Prim | Call | MakeClosure | Apply | MakeTuple | MakeDict | GetItem | Case | Loop
+@dataclass(kw_only=True)
+class ForLoop(Loop):
+    """`for index in seq`: seq is discrete (a range, a list of positions or of keys)."""
+
+    index: str
+    seq: Atom
+
+
+@dataclass(kw_only=True)
+class WhileLoop(Loop):
+    """`while test`: `test` is evaluated from the state before each iteration."""
+
+    test: Block
+
+
+Expr = Atom | Prim | Call | MakeClosure | Apply | MakeTuple | MakeList | MakeDict | Read | Case | Loop
 
 
 @dataclass
@@ -185,48 +238,111 @@ def bound_names(let: Let) -> tuple[str, ...]:
     return let.target if isinstance(let.target, tuple) else (let.target,)
 
 
+# The traversal every pass shares: what an expression reads, the blocks it holds, what it binds for them.
+
+
+def operands(e: Expr) -> list[Atom]:
+    """The atoms an expression reads where it stands (not those inside its blocks)."""
+    match e:
+        case Var() | Const() | Ref():
+            return [e]
+        case Prim(_, args) | Call(_, args):
+            return list(args)
+        case Apply(fn, args):
+            return [fn, *args]
+        case MakeClosure(_, captured):
+            return list(captured)
+        case MakeTuple(items) | MakeList(items):
+            return list(items)
+        case MakeDict(keys, values):
+            return [*keys, *values]
+        case Read(base, index):
+            return [base, index]
+        case Case(cond):
+            return [cond]
+        case ForLoop():
+            return [*e.init, e.seq]
+        case Loop():
+            return list(e.init)
+    raise TypeError(f"not an IR expression: {e!r}")
+
+
+def blocks(e: Expr) -> list[Block]:
+    """The blocks an expression holds: a case's branches, a loop's test and body."""
+    match e:
+        case Case(_, then, orelse):
+            return [then, orelse]
+        case WhileLoop():
+            return [e.test, e.body]
+        case Loop():
+            return [e.body]
+    return []
+
+
+def scoped(e: Expr) -> list[str]:
+    """The names an expression binds for its blocks: a loop's state variables and index."""
+    match e:
+        case ForLoop():
+            return [*e.state, e.index]
+        case Loop():
+            return list(e.state)
+    return []
+
+
+def loop_results(e: Loop) -> list[Atom]:
+    """What a loop's body yields (read in the body's scope): the next state and the stop flag."""
+    return [*e.next, *([e.stop] if e.stop is not None else [])]
+
+
 def format_atom(a: Atom) -> str:
-    if isinstance(a, Var):
-        return a.name
-    if isinstance(a, Ref):
-        return a.path
-    return repr(a.value)
+    match a:
+        case Var(name):
+            return name
+        case Ref(path):
+            return path
+        case Const(value):
+            return repr(value)
+    return f"<not an atom: {a!r}>"  # printed by the verifier's messages
 
 
-def format_expr(e: Expr, indent: str) -> str:
-    if isinstance(e, (Var, Const, Ref)):
-        return format_atom(e)
-    if isinstance(e, Prim):
-        return f"{e.op.name}({', '.join(map(format_atom, e.args))})"
-    if isinstance(e, Call):
-        return f"call {e.fn.__name__}({', '.join(map(format_atom, e.args))})"
-    if isinstance(e, MakeClosure):
-        return f"closure {code_name(e.code)}<{', '.join(map(format_atom, e.captured))}>"
-    if isinstance(e, Apply):
-        return f"{format_atom(e.fn)}({', '.join(map(format_atom, e.args))})"
-    if isinstance(e, MakeTuple):
-        brackets = "[]" if e.kind == "list" else "<>"
-        return brackets[0] + ", ".join(map(format_atom, e.items)) + brackets[1]
-    if isinstance(e, MakeDict):
-        return "{" + ", ".join(f"{format_atom(k)}: {format_atom(v)}" for k, v in zip(e.keys, e.values)) + "}"
-    if isinstance(e, GetItem):
-        return f"{format_atom(e.base)}[{format_atom(e.index)}]"
+def format_expr(e: Expr, indent: str = "", types: Mapping[str, object] | None = None) -> str:
+    """One expression; `types` (SSA name -> type) annotates the names nested blocks bind."""
+    args = lambda atoms: ", ".join(map(format_atom, atoms))  # noqa: E731
     inner = indent + "    "
-    if isinstance(e, Loop):
-        head = f"for {e.index} in {format_atom(e.seq)}" if e.seq is not None else "while"
-        state = ", ".join(f"{s} = {format_atom(a)}" for s, a in zip(e.state, e.init))
-        out = f"loop {head} with {state}\n"
-        if e.test is not None:
-            out += f"{inner}test ->\n{format_block(e.test, inner + '    ')}\n"
-        out += f"{inner}body ->\n{format_block(e.body, inner + '    ')}\n"
-        out += f"{inner}next <{', '.join(map(format_atom, e.next))}>"
-        if e.stop is not None:
-            out += f" stop if {format_atom(e.stop)}"
-        return out
-    return (
-        f"case {format_atom(e.cond)} of\n{inner}True ->\n{format_block(e.then, inner + '    ')}\n"
-        f"{inner}False ->\n{format_block(e.orelse, inner + '    ')}"
-    )
+    match e:
+        case Var() | Const() | Ref():
+            return format_atom(e)
+        case Prim(op, xs):
+            return f"{op.name}({args(xs)})"
+        case Call(fn, xs):
+            return f"call {fn.__name__}({args(xs)})"
+        case MakeClosure(code, captured):
+            return f"closure {code_name(code)}<{args(captured)}>"
+        case Apply(fn, xs):
+            return f"{format_atom(fn)}({args(xs)})"
+        case MakeTuple(items):
+            return f"<{args(items)}>"
+        case MakeList(items):
+            return f"[{args(items)}]"
+        case MakeDict(keys, values):
+            return "{" + ", ".join(f"{format_atom(k)}: {format_atom(v)}" for k, v in zip(keys, values)) + "}"
+        case Read(base, index):
+            return f"{format_atom(base)}[{format_atom(index)}]"
+        case Case(cond, then, orelse):
+            return (
+                f"case {format_atom(cond)} of\n{inner}True ->\n{format_block(then, inner + '    ', types)}\n"
+                f"{inner}False ->\n{format_block(orelse, inner + '    ', types)}"
+            )
+        case Loop():
+            state = ", ".join(f"{_typed(s, types)} = {format_atom(a)}" for s, a in zip(e.state, e.init))
+            if isinstance(e, ForLoop):
+                out = f"loop for {_typed(e.index, types)} in {format_atom(e.seq)} with {state}\n"
+            else:
+                out = f"loop while with {state}\n{inner}test ->\n{format_block(e.test, inner + '    ', types)}\n"
+            out += f"{inner}body ->\n{format_block(e.body, inner + '    ', types)}\n"
+            out += f"{inner}next <{args(e.next)}>"
+            return out + (f" stop if {format_atom(e.stop)}" if e.stop is not None else "")
+    raise TypeError(f"not an IR expression: {e!r}")
 
 
 def code_name(code: object) -> str:
@@ -234,14 +350,22 @@ def code_name(code: object) -> str:
     return code.name if isinstance(code, Function) else code.__name__
 
 
-def format_block(b: Block, indent: str = "") -> str:
+def _typed(name: str, types: Mapping[str, object] | None) -> str:
+    return f"{name}: {types[name]!r}" if types is not None and name in types else name
+
+
+def format_block(b: Block, indent: str = "", types: Mapping[str, object] | None = None) -> str:
+    """`let x1 = e1` ... `in result`, one let per line (the paper's `let ... in` form)."""
     lines = []
     for let in b.lets:
-        target = let.target if isinstance(let.target, str) else "<" + ", ".join(let.target) + ">"
-        lines.append(f"{indent}let {target} = {format_expr(let.expr, indent)}")
+        names = [_typed(n, types) for n in bound_names(let)]
+        target = names[0] if isinstance(let.target, str) else "<" + ", ".join(names) + ">"
+        lines.append(f"{indent}let {target} = {format_expr(let.expr, indent, types)}")
     lines.append(f"{indent}in {format_atom(b.result)}")
     return "\n".join(lines)
 
 
-def format_function(f: Function) -> str:
-    return f"def {f.name}({', '.join(f.params)}):\n{format_block(f.body, '    ')}"
+def format_function(f: Function, types: Mapping[str, object] | None = None) -> str:
+    """The function in the paper's form; with `types`, every binder says its type."""
+    params = ", ".join(_typed(p, types) for p in f.params)
+    return f"def {f.name}({params}):\n{format_block(f.body, '    ', types)}"

@@ -40,6 +40,7 @@ from .primitives import ATTRIBUTES, OPERATORS, PRIMITIVES, lookup
 from .rules.sequences import LIST_APPEND, OVER_SEQUENCE
 from .runtime import check
 from .source import ParsedFunction, Watch, parse_function
+from .verify import verify
 
 _BINOPS = {
     gast.Add: "+",
@@ -71,7 +72,9 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     """Parse, fence and lower a Python function to the core IR."""
     parsed = parse_function(fn)
     fence(parsed)
-    return Lowerer(parsed, watch).function()
+    lowered = Lowerer(parsed, watch).function()
+    verify(lowered)
+    return lowered
 
 
 @dataclass
@@ -239,7 +242,7 @@ class Lowerer:
         else:
             names = tuple(self.names.fresh("next") for _ in all_params)
             if len(names) == 1:  # a one-tuple: take its element
-                body.lets.append(ir.Let(names[0], ir.GetItem(body.result, ir.Const(0)), loc))
+                body.lets.append(ir.Let(names[0], ir.Proj(body.result, ir.Const(0)), loc))
             elif names:
                 body.lets.append(ir.Let(names, body.result, loc))
             nxt = [ir.Var(n) for n in names]
@@ -247,7 +250,11 @@ class Lowerer:
 
         outputs = ([self.names.fresh("status")] if status else []) + [self.bind(v, env) for v in state]
         outputs += [self.names.fresh("retval")] if retval else []
-        expr = ir.Loop(all_params, all_init, index, seq, test, body, nxt, nxt[0] if status else None)
+        stop = nxt[0] if status else None
+        if isinstance(stmt, gast.For):
+            expr = ir.ForLoop(state=all_params, init=all_init, index=index, seq=seq, body=body, next=nxt, stop=stop)
+        else:
+            expr = ir.WhileLoop(state=all_params, init=all_init, test=test, body=body, next=nxt, stop=stop)
         target = outputs[0] if len(outputs) == 1 else tuple(outputs) if outputs else self.names.fresh("_")
         lets.append(ir.Let(target, expr, loc))
         return (outputs[0], outputs[-1]) if returns else None
@@ -392,9 +399,9 @@ class Lowerer:
             hint = e.fn.name if isinstance(e.fn, ir.Var) else "applied"
         elif isinstance(e, ir.Case):
             hint = "case"
-        elif isinstance(e, ir.MakeTuple):
+        elif isinstance(e, (ir.MakeTuple, ir.MakeList)):
             hint = "tup"
-        elif isinstance(e, ir.GetItem):
+        elif isinstance(e, ir.Read):
             hint = "item"
         name = self.names.fresh(hint)
         lets.append(ir.Let(name, e, self.loc))
@@ -414,7 +421,7 @@ class Lowerer:
             path, value = self.resolver.static_path(node, env)
             return self.resolver.outside(path, value, node)
         if isinstance(node, gast.List):
-            return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts], kind="list")
+            return ir.MakeList([self.atom(e, env, lets) for e in node.elts])
         if isinstance(node, gast.Dict):
             keys = [self.atom(k, env, lets) for k in node.keys]
             return ir.MakeDict(keys, [self.atom(v, env, lets) for v in node.values])
@@ -449,14 +456,14 @@ class Lowerer:
             index = node.slice
             parts = index.elts if isinstance(index, gast.Tuple) else [index]
             if not any(isinstance(p, gast.Slice) for p in parts):
-                return ir.GetItem(base, self.atom(index, env, lets))
+                return ir.Index(base, self.atom(index, env, lets))
             atoms = [
                 self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts
             ]
             if isinstance(index, gast.Slice):
-                return ir.GetItem(base, atoms[0], slice=self.static_slice(index) or True)
+                return ir.Slice(base, atoms[0], self.static_slice(index))
             atom = self.let(ir.MakeTuple(atoms), lets, "index")
-            return ir.GetItem(base, atom, slice=True)
+            return ir.Slice(base, atom)
         if isinstance(node, gast.Call):
             return self.call(node, env, lets)
         if isinstance(node, gast.Lambda):  # kept (stored, returned): it must not depend on a changing variable

@@ -118,14 +118,14 @@ class _Owners:
             self.loop(let, e, owned, after)
         elif isinstance(e, ir.Var):
             self.copy(e.name, target, owned, after)
-        elif isinstance(e, ir.GetItem) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
+        elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
             if not after(base) and self.packed[base][k]:
                 owned.add(target)
             self.alias(target, self.items[base][k])
         else:
-            if isinstance(e, ir.MakeTuple) and e.kind == "tuple" and isinstance(target, str):
+            if isinstance(e, ir.MakeTuple) and isinstance(target, str):
                 self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
                 self.items[target] = [_name(a) for a in e.items]
             for a in self.consumed(e):
@@ -179,13 +179,13 @@ class _Owners:
     def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
         """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
         the values a tuple, list, dict or closure holds."""
-        if isinstance(e, ir.GetItem):  # basic indexing views the array (an integer array or a mask copies)
+        if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
             return [e.base] if view and not self.advanced(e) else []
         if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
             args = e.args[:1] if e.op.aliases == "view" else e.args
             return [a for a in args if isinstance(a, ir.Var)]
-        held = {ir.MakeTuple: "items", ir.MakeDict: "values", ir.MakeClosure: "captured"}
+        held = {ir.MakeTuple: "items", ir.MakeList: "items", ir.MakeDict: "values", ir.MakeClosure: "captured"}
         if type(e) in held:
             return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
         if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list holds the element
@@ -194,15 +194,15 @@ class _Owners:
 
     def is_view(self, e: ir.Expr) -> bool:
         """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
-        return isinstance(e, ir.GetItem) or isinstance(e, ir.Prim) and e.op.aliases == "view"
+        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and e.op.aliases == "view"
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
-        if isinstance(e, ir.MakeTuple):
-            return e.kind == "list"
-        if isinstance(e, ir.GetItem):  # a list's slice and an array's advanced indexing copy
+        if isinstance(e, (ir.MakeTuple, ir.MakeList)):
+            return isinstance(e, ir.MakeList)
+        if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
             base = self.types.get(_name(e.base))
-            return e.slice is not None and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
+            return isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
         if isinstance(e, ir.Prim):
             return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
         if isinstance(e, ir.Call):  # a callee that returns a new object of its own
@@ -210,7 +210,7 @@ class _Owners:
             return spec is not None and spec.error is None and summary(spec, self.callee).fresh
         return False
 
-    def advanced(self, e: ir.GetItem) -> bool:
+    def advanced(self, e: ir.Read) -> bool:
         """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
         index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
         parts = index.items if isinstance(index, Tup) else (index,)
@@ -321,7 +321,7 @@ class _Owners:
             self.defined -= bound  # what the body binds is not bound yet when an iteration starts
             self.defined.update(e.state)
             start = owned | assumed
-            if e.test is not None:
+            if isinstance(e, ir.WhileLoop):
                 start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
             end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
             kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
@@ -356,18 +356,16 @@ def _atom_names(atom: ir.Atom) -> set[str]:
 
 def _bound(e: ir.Loop) -> set[str]:
     """The names a loop binds: its state, its index, and everything bound in its blocks."""
-    return {*e.state, *([e.index] if e.index else []), *_bound_in(e.body), *_bound_in(e.test)}
+    return {*ir.scoped(e), *(n for b in ir.blocks(e) for n in _bound_in(b))}
 
 
-def _bound_in(block: ir.Block | None) -> Iterator[str]:
+def _bound_in(block: ir.Block) -> Iterator[str]:
     """The names bound anywhere inside a block: lets, and nested loops' state and index."""
-    for let in block.lets if block is not None else ():
+    for let in block.lets:
         yield from ir.bound_names(let)
-        if isinstance(let.expr, ir.Loop):
-            yield from _bound(let.expr)
-        elif isinstance(let.expr, ir.Case):
-            yield from _bound_in(let.expr.then)
-            yield from _bound_in(let.expr.orelse)
+        yield from ir.scoped(let.expr)
+        for b in ir.blocks(let.expr):
+            yield from _bound_in(b)
 
 
 def _block_reads(block: ir.Block) -> Iterator[str]:
@@ -378,32 +376,7 @@ def _block_reads(block: ir.Block) -> Iterator[str]:
 
 def _reads(e: ir.Expr) -> Iterator[str]:
     """The variables an expression reads (those of nested blocks too)."""
-    if isinstance(e, ir.Var):
-        yield e.name
-    elif isinstance(e, (ir.Prim, ir.Call, ir.Apply)):
-        if isinstance(e, ir.Apply):
-            yield from _atom_names(e.fn)
-        for a in e.args:
-            yield from _atom_names(a)
-    elif isinstance(e, ir.MakeClosure):
-        for a in e.captured:
-            yield from _atom_names(a)
-    elif isinstance(e, ir.MakeTuple):
-        for a in e.items:
-            yield from _atom_names(a)
-    elif isinstance(e, ir.MakeDict):
-        for a in [*e.keys, *e.values]:
-            yield from _atom_names(a)
-    elif isinstance(e, ir.GetItem):
-        yield from _atom_names(e.base)
-        yield from _atom_names(e.index)
-    elif isinstance(e, ir.Case):
-        yield from _atom_names(e.cond)
-        yield from _block_reads(e.then)
-        yield from _block_reads(e.orelse)
-    elif isinstance(e, ir.Loop):
-        for a in [*e.init, *e.next, *([e.seq] if e.seq is not None else []), *([e.stop] if e.stop else [])]:
-            yield from _atom_names(a)
-        yield from _block_reads(e.body)
-        if e.test is not None:
-            yield from _block_reads(e.test)
+    for a in ir.operands(e) + (ir.loop_results(e) if isinstance(e, ir.Loop) else []):
+        yield from _atom_names(a)
+    for b in ir.blocks(e):
+        yield from _block_reads(b)
