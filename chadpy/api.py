@@ -20,10 +20,11 @@ import numpy as np
 
 from . import cost
 from .build import Derivative, build, generate_source, origin, typed_ir
+from .cotangents import from_user, to_user
 from .errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from .primitives import lookup
 from .stages import stage_named
-from .vtypes import REAL, from_user, is_active, of_value, to_user
+from .vtypes import REAL, is_active, of_value
 
 _CACHE_ATTR = "__chad_cache__"
 _DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)

@@ -32,7 +32,7 @@ from .errors import ChadError, ChadTypeError, Loc
 from .infer import Spec, default_positions, python_defaults
 from .names import NameSupply
 from .primitives import resolve
-from .runtime import Closure, element, slice_ct, tuple_part
+from .runtime import Closure, Zero, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import (
     AccNew,
@@ -66,7 +66,7 @@ from .target import (
     expr_names,
     spelling,
 )
-from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number, zero_of
+from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
@@ -641,3 +641,8 @@ def _unpack(names: list[str], value: Expr) -> Assign:
 
 def _targets(target: str | tuple[str, ...]) -> list[str]:
     return [target] if isinstance(target, str) else list(target)
+
+
+def zero_of(t: VType) -> Expr:
+    """The zero cotangent of type t, as generated code."""
+    return Lit(0.0) if isinstance(t, Float) else Obj(Zero, "Zero")

@@ -33,11 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import to_user_array
 from .errors import ChadTypeError
 from .ir import code_name
-from .runtime import Zero, tuple_part
-from .target import Expr, Lit, Obj
 
 
 class VType:
@@ -399,54 +396,3 @@ def of_value(value: object, active: bool) -> VType:
 
 def _name_of(value: object) -> str:
     return getattr(value, "__qualname__", None) or type(value).__name__
-
-
-def zero_of(t: VType) -> Expr:
-    """The zero cotangent of type t, as generated code."""
-    return Lit(0.0) if isinstance(t, Float) else Obj(Zero, "Zero")
-
-
-def to_user(ct: object, t: VType, value: object) -> object:
-    """A cotangent in the structure of the primal value it belongs to (None if discrete)."""
-    if not is_active(t):
-        return None
-    if isinstance(t, Float):
-        return float(ct) if ct is not Zero else 0.0
-    if isinstance(t, Arr):
-        return to_user_array(ct, value)
-    if isinstance(t, Tup):
-        return tuple(to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value)))
-    if isinstance(t, Lst):
-        return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
-    if isinstance(t, Dct):
-        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(value, t.item)
-        return {k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) for k, v in value.items()}
-    return None
-
-
-def from_user(ct: object, t: VType) -> object:
-    """A user-given cotangent (same structure as the value; None for a zero one) in chadpy's sparse form."""
-    if ct is None or not is_active(t):
-        return _zero(t)
-    if isinstance(t, Float):
-        return float(ct)
-    if isinstance(t, Arr):
-        return np.asarray(ct, dtype=float) if isinstance(ct, np.ndarray) else ct
-    if isinstance(t, Tup):
-        if not isinstance(ct, tuple) or len(ct) != len(t.items):
-            raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
-        return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it) and c is not None}
-    if isinstance(t, Lst):
-        if not isinstance(ct, list):
-            raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
-        return {k: from_user(c, t.item) for k, c in enumerate(ct) if c is not None}
-    if isinstance(t, Dct):
-        if not isinstance(ct, dict):
-            raise ChadTypeError(f"expected a cotangent dict, got {ct!r}")
-        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(ct, t.item)
-        return {k: from_user(c, fields[k]) for k, c in ct.items() if c is not None}
-    return None
-
-
-def _zero(t: VType) -> object:
-    return 0.0 if isinstance(t, Float) else Zero

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import chadpy as chad
 from chadpy import runtime
+from chadpy.cotangents import from_user, to_user
 from chadpy.environments import EArr
 from chadpy.runtime import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
 from chadpy.vtypes import (
@@ -26,10 +27,8 @@ from chadpy.vtypes import (
     Dct,
     Lst,
     Tup,
-    from_user,
     is_active,
     of_value,
-    to_user,
 )
 
 # ====================================================================== Zero

@@ -1,0 +1,61 @@
+"""Cotangents across the API boundary: chadpy's sparse forms <-> values in the user's structure.
+
+Inside generated code a cotangent is sparse (`runtime.Zero`, dicts of the parts that
+are not zero, `arrays.Scatter`); a user gives and receives one in the structure of
+the primal value it belongs to (a float, an array, a tuple, list or dict of them).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import to_user_array
+from .errors import ChadTypeError
+from .runtime import Zero, tuple_part
+from .vtypes import Arr, Dct, Float, Lst, Tup, VType, is_active
+
+
+def to_user(ct: object, t: VType, value: object) -> object:
+    """A cotangent in the structure of the primal value it belongs to (None if discrete)."""
+    if not is_active(t):
+        return None
+    if isinstance(t, Float):
+        return float(ct) if ct is not Zero else 0.0
+    if isinstance(t, Arr):
+        return to_user_array(ct, value)
+    if isinstance(t, Tup):
+        return tuple(to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value)))
+    if isinstance(t, Lst):
+        return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
+    if isinstance(t, Dct):
+        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(value, t.item)
+        return {k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) for k, v in value.items()}
+    return None
+
+
+def from_user(ct: object, t: VType) -> object:
+    """A user-given cotangent (same structure as the value; None for a zero one) in chadpy's sparse form."""
+    if ct is None or not is_active(t):
+        return _zero(t)
+    if isinstance(t, Float):
+        return float(ct)
+    if isinstance(t, Arr):
+        return np.asarray(ct, dtype=float) if isinstance(ct, np.ndarray) else ct
+    if isinstance(t, Tup):
+        if not isinstance(ct, tuple) or len(ct) != len(t.items):
+            raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
+        return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it) and c is not None}
+    if isinstance(t, Lst):
+        if not isinstance(ct, list):
+            raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
+        return {k: from_user(c, t.item) for k, c in enumerate(ct) if c is not None}
+    if isinstance(t, Dct):
+        if not isinstance(ct, dict):
+            raise ChadTypeError(f"expected a cotangent dict, got {ct!r}")
+        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(ct, t.item)
+        return {k: from_user(c, fields[k]) for k, c in ct.items() if c is not None}
+    return None
+
+
+def _zero(t: VType) -> object:
+    return 0.0 if isinstance(t, Float) else Zero
