@@ -158,3 +158,11 @@ def keyword_arguments(lw: Lowerer, fn: ir.Atom, args: list, node: gast.Call, env
 
 # ------------------------------------------------------------ builtins that take functions
 # Each is a loop (a comprehension), as `functools.reduce` is: the paper's fold.
+
+
+def name_closure(lw: Lowerer, user_name: str, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list) -> None:
+    """`def g(...)` or `g = lambda ...`: g holds the function value; its uses are checked."""
+    made, info = make_closure(lw, node, env, lets, user_name)
+    name = lw.bind(user_name, env)
+    lets.append(ir.Let(name, made, lw.loc))
+    lw.closures[name] = info

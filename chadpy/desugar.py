@@ -41,6 +41,18 @@ if TYPE_CHECKING:
     from .lower import Lowerer
 
 RANGE = PRIMITIVES[builtins.range]
+COMPARISONS = {
+    gast.Lt: "<",
+    gast.LtE: "<=",
+    gast.Gt: ">",
+    gast.GtE: ">=",
+    gast.Eq: "==",
+    gast.NotEq: "!=",
+    gast.Is: "is",
+    gast.IsNot: "is not",
+    gast.In: "in",
+    gast.NotIn: "not in",
+}
 # Binds a loop's target in the body's environment (adding lets to its prelude); returns the counter's name.
 Binder = Callable[[dict, list], str]
 
@@ -280,3 +292,41 @@ def binder(lw: Lowerer, target: gast.AST, element: Callable, unpack: bool = True
 def gast_name(name: str, ctx: type = gast.Load) -> gast.Name:
     """A name in code the desugaring writes."""
     return gast.Name(name, ctx(), None, None)
+
+
+# ---------------------------------------------------------------- conditions: cases in disguise
+
+
+def sub_block(lw: Lowerer, node: gast.expr, env: dict) -> ir.Block:
+    """An expression evaluated only on one path (a branch of `a if c else b`, `and`, `or`)."""
+    lets: list[ir.Let] = []
+    return ir.Block(lets, lw.atom(node, env, lets))
+
+
+def compare(lw: Lowerer, a: ir.Atom, rest: list, env: dict, lets: list) -> ir.Expr:
+    """`a < b < c` is `(a < b) and (b < c)`: b evaluated once, c only if needed."""
+    op, right = rest[0]
+    b = lw.atom(right, env, lets)
+    first = ir.Prim(OPERATORS[COMPARISONS[type(op)]], [a, b])
+    if len(rest) == 1:
+        return first
+    t = lw.let(first, lets, "cmp")
+    then_lets: list[ir.Let] = []
+    more = lw.let(compare(lw, b, rest[1:], env, then_lets), then_lets, "cmp")
+    return ir.Case(t, ir.Block(then_lets, more), ir.Block([], t))
+
+
+def boolop(lw: Lowerer, op: gast.boolop, values: list[gast.expr], env: dict, lets: list) -> ir.Expr:
+    """`a and b` is `b if a else a`; `a or b` is `a if a else b` (Python returns an operand)."""
+    first = lw.atom(values[0], env, lets)
+    rest_lets: list[ir.Let] = []
+    if len(values) == 2:
+        rest = lw.atom(values[1], env, rest_lets)
+    else:
+        rest_expr = boolop(lw, op, values[1:], env, rest_lets)
+        rest = rest_expr if isinstance(rest_expr, (ir.Var, ir.Const, ir.Ref)) else lw.let(rest_expr, rest_lets, "bool")
+    rest_block = ir.Block(rest_lets, rest)
+    keep = ir.Block([], first)
+    if isinstance(op, gast.And):
+        return ir.Case(first, rest_block, keep)
+    return ir.Case(first, keep, rest_block)

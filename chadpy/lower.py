@@ -52,18 +52,6 @@ _BINOPS = {
     gast.FloorDiv: "//",
     gast.MatMult: "@",
 }
-_CMPOPS = {
-    gast.Lt: "<",
-    gast.LtE: "<=",
-    gast.Gt: ">",
-    gast.GtE: ">=",
-    gast.Eq: "==",
-    gast.NotEq: "!=",
-    gast.Is: "is",
-    gast.IsNot: "is not",
-    gast.In: "in",
-    gast.NotIn: "not in",
-}
 _COMPARE_NAMES = {"lt", "le", "gt", "ge", "eq", "ne", "is", "is_not", "in", "not_in", "not"}
 _UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not"}
 
@@ -291,12 +279,12 @@ class Lowerer:
     def statement(self, stmt: gast.stmt, env: dict, lets: list) -> None:
         loc = self.loc
         if isinstance(stmt, gast.FunctionDef):
-            self.name_closure(stmt.name, stmt, env, lets)
+            closures.name_closure(self, stmt.name, stmt, env, lets)
             return
         if isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
             if len(targets) == 1 and isinstance(targets[0], gast.Name) and isinstance(stmt.value, gast.Lambda):
-                self.name_closure(targets[0].id, stmt.value, env, lets)
+                closures.name_closure(self, targets[0].id, stmt.value, env, lets)
                 return
             if len(targets) == 1 and isinstance(targets[0], gast.Name):
                 value = self.expr(stmt.value, env, lets)
@@ -329,13 +317,6 @@ class Lowerer:
             return
         else:  # fence rejected everything else
             raise self.error(UnsupportedSyntax, f"`{type(stmt).__name__}` is not supported", stmt)
-
-    def name_closure(self, user_name: str, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list) -> None:
-        """`def g(...)` or `g = lambda ...`: g holds the function value; its uses are checked."""
-        made, info = closures.make_closure(self, node, env, lets, user_name)
-        name = self.bind(user_name, env)
-        lets.append(ir.Let(name, made, self.loc))
-        self.closures[name] = info
 
     def append(self, node: gast.Call, env: dict, lets: list) -> None:
         """`xs.append(v)`: xs becomes a new SSA name for the same (mutated) list."""
@@ -389,23 +370,7 @@ class Lowerer:
         e = self.expr(node, env, lets)
         if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
             return e
-        if isinstance(e, ir.Prim):
-            hint = "cond" if e.op.discrete and e.op.name in _COMPARE_NAMES else e.op.name.split(".")[-1]
-        elif isinstance(e, ir.Call):
-            hint = e.fn.__name__
-        elif isinstance(e, ir.MakeClosure):
-            hint = ir.code_name(e.code).strip("<>")
-        elif isinstance(e, ir.Apply):
-            hint = e.fn.name if isinstance(e.fn, ir.Var) else "applied"
-        elif isinstance(e, ir.Case):
-            hint = "case"
-        elif isinstance(e, (ir.MakeTuple, ir.MakeList)):
-            hint = "tup"
-        elif isinstance(e, ir.Read):
-            hint = "item"
-        name = self.names.fresh(hint)
-        lets.append(ir.Let(name, e, self.loc))
-        return ir.Var(name)
+        return self.let(e, lets, _hint(e, hint))
 
     def expr(self, node: gast.expr, env: dict, lets: list) -> ir.Expr:
         if isinstance(node, gast.Constant):
@@ -443,12 +408,14 @@ class Lowerer:
                 return ir.Const(-node.operand.value)
             return ir.Prim(OPERATORS[_UNOPS[type(node.op)]], [self.atom(node.operand, env, lets)])
         if isinstance(node, gast.Compare):
-            return self.compare(self.atom(node.left, env, lets), list(zip(node.ops, node.comparators)), env, lets)
+            return desugar.compare(
+                self, self.atom(node.left, env, lets), list(zip(node.ops, node.comparators)), env, lets
+            )
         if isinstance(node, gast.BoolOp):
-            return self.boolop(node.op, node.values, env, lets)
+            return desugar.boolop(self, node.op, node.values, env, lets)
         if isinstance(node, gast.IfExp):
             cond = self.atom(node.test, env, lets)
-            return ir.Case(cond, self.sub_block(node.body, env), self.sub_block(node.orelse, env))
+            return ir.Case(cond, desugar.sub_block(self, node.body, env), desugar.sub_block(self, node.orelse, env))
         if isinstance(node, gast.Tuple):
             return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts])
         if isinstance(node, gast.Subscript):
@@ -461,7 +428,7 @@ class Lowerer:
                 self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts
             ]
             if isinstance(index, gast.Slice):
-                return ir.Slice(base, atoms[0], self.static_slice(index))
+                return ir.Slice(base, atoms[0], _static_slice(index))
             atom = self.let(ir.MakeTuple(atoms), lets, "index")
             return ir.Slice(base, atom)
         if isinstance(node, gast.Call):
@@ -477,52 +444,6 @@ class Lowerer:
             self.atom(b, env, lets) if b is not None else ir.Const(None) for b in (node.lower, node.upper, node.step)
         ]
         return self.let(ir.Prim(PRIMITIVES[builtins.slice], bounds), lets, "s")
-
-    def static_slice(self, node: gast.Slice) -> slice | None:
-        """The slice, if its bounds are literal numbers (then a tuple's slice has a static type)."""
-        values = []
-        for b in (node.lower, node.upper, node.step):
-            e = self.expr(b, {}, []) if isinstance(b, (gast.Constant, gast.UnaryOp)) else None
-            if b is not None and not isinstance(e, ir.Const):
-                return None
-            values.append(e.value if b is not None else None)
-        return slice(*values)
-
-    def sub_block(self, node: gast.expr, env: dict) -> ir.Block:
-        """An expression evaluated only on one path (a branch of `a if c else b`, `and`, `or`)."""
-        lets: list[ir.Let] = []
-        return ir.Block(lets, self.atom(node, env, lets))
-
-    def compare(self, a: ir.Atom, rest: list, env: dict, lets: list) -> ir.Expr:
-        """`a < b < c` is `(a < b) and (b < c)`: b evaluated once, c only if needed."""
-        op, right = rest[0]
-        b = self.atom(right, env, lets)
-        first = ir.Prim(OPERATORS[_CMPOPS[type(op)]], [a, b])
-        if len(rest) == 1:
-            return first
-        t = self.let(first, lets, "cmp")
-        then_lets: list[ir.Let] = []
-        more = self.let(self.compare(b, rest[1:], env, then_lets), then_lets, "cmp")
-        return ir.Case(t, ir.Block(then_lets, more), ir.Block([], t))
-
-    def boolop(self, op: gast.boolop, values: list[gast.expr], env: dict, lets: list) -> ir.Expr:
-        """`a and b` is `b if a else a`; `a or b` is `a if a else b` (Python returns an operand)."""
-        first = self.atom(values[0], env, lets)
-        rest_lets: list[ir.Let] = []
-        if len(values) == 2:
-            rest = self.atom(values[1], env, rest_lets)
-        else:
-            rest_expr = self.boolop(op, values[1:], env, rest_lets)
-            rest = (
-                rest_expr
-                if isinstance(rest_expr, (ir.Var, ir.Const, ir.Ref))
-                else self.let(rest_expr, rest_lets, "bool")
-            )
-        rest_block = ir.Block(rest_lets, rest)
-        keep = ir.Block([], first)
-        if isinstance(op, gast.And):
-            return ir.Case(first, rest_block, keep)
-        return ir.Case(first, keep, rest_block)
 
     def let(self, e: ir.Expr, lets: list, hint: str) -> ir.Var:
         name = self.names.fresh(hint)
@@ -569,3 +490,41 @@ class Lowerer:
 
 def _return_none(env: dict, lets: list) -> ir.Block:
     return ir.Block(lets, ir.Const(None))
+
+
+def _hint(e: ir.Expr, default: str) -> str:
+    """A readable name for the value of e: after its operation, its callee, what it builds."""
+    if isinstance(e, ir.Prim):
+        return "cond" if e.op.discrete and e.op.name in _COMPARE_NAMES else e.op.name.split(".")[-1]
+    if isinstance(e, ir.Call):
+        return e.fn.__name__
+    if isinstance(e, ir.MakeClosure):
+        return ir.code_name(e.code).strip("<>")
+    if isinstance(e, ir.Apply):
+        return e.fn.name if isinstance(e.fn, ir.Var) else "applied"
+    if isinstance(e, ir.Case):
+        return "case"
+    if isinstance(e, (ir.MakeTuple, ir.MakeList)):
+        return "tup"
+    if isinstance(e, ir.Read):
+        return "item"
+    return default
+
+
+def _literal_number(node: gast.expr) -> int | float | None:
+    """The value of `3`, `-1`, `2.5` written in the source; None for anything else."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        value = _literal_number(node.operand)
+        return -value if value is not None else None
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def _static_slice(node: gast.Slice) -> slice | None:
+    """The slice, if its bounds are literal numbers (then a tuple's slice has a static type)."""
+    bounds = (node.lower, node.upper, node.step)
+    values = [_literal_number(b) if b is not None else None for b in bounds]
+    if any(b is not None and v is None for b, v in zip(bounds, values)):
+        return None
+    return slice(*values)

@@ -593,3 +593,14 @@ def test_an_update_leaves_the_array_laid_out_as_python_does():
         value, _ = chad.value_and_grad(update_keeps_the_layout)(float(x))
         assert value == update_keeps_the_layout(float(x))
     assert_grad_matches_fd(update_keeps_the_layout, (0.3,))
+
+
+def tail_sum(xs, n):
+    return sum(xs[-n:]) + sum(xs[: -n + 1])
+
+
+def test_a_slice_bound_negating_a_local_variable():
+    """`xs[-n:]` with `n` a parameter was read as a literal bound, in an empty scope: "local variable `n`
+    may be used before it is assigned" (found while splitting the lowerer, issue 13)."""
+    assert_grad_matches_fd(tail_sum, ([1.0, 2.0, 3.0, 4.0], 2))
+    assert chad.grad(tail_sum)([1.0, 2.0, 3.0, 4.0], 2) == [1.0, 1.0, 2.0, 1.0]  # [3, 4] and [1, 2, 3]

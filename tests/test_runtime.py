@@ -46,9 +46,9 @@ def test_zero_repr():
 
 def test_zero_is_a_singleton():
     assert chad.Zero is Zero is runtime.Zero
-    from chadpy import vtypes
+    from chadpy import cotangents
 
-    assert vtypes.Zero is Zero
+    assert cotangents.Zero is Zero
     assert not hasattr(Zero, "__dict__")  # no per-instance state (__slots__ = ())
 
 
