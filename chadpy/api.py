@@ -77,7 +77,7 @@ def _target(f: Callable) -> tuple[Callable, tuple]:
     if inspect.ismethod(fn):
         inner, bound = _target(fn.__func__)
         return inner, (*bound, fn.__self__)
-    if getattr(fn, _DERIVATIVE_ATTR, False) or getattr(fn, "__module__", "").startswith("chadpy."):
+    if getattr(fn, _DERIVATIVE_ATTR, False) or (getattr(fn, "__module__", None) or "").startswith("chadpy."):
         raise ChadError(
             f"`{getattr(fn, '__name__', fn)}` here is a derivative chadpy made (or part of chadpy's API): "
             "differentiating a derivative (grad of grad) is not supported yet"
@@ -303,7 +303,7 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     """Measure f(*args) and its derivative with respect to all positional arguments.
 
     The derivative is built (and run once) before measuring, so compilation is not
-    counted, nor is converting its result to user-facing values (DESIGN.md section 7).
+    counted, nor is converting its result to user-facing values (docs/design.md section 7).
     Arrays among the arguments are counted element-wise (`cost.counted`). `ct` is the
     output cotangent (default 1.0: f must then return a float; pass `ct` for other outputs).
     """

@@ -1,4 +1,4 @@
-"""Deterministic cost measurement: bytecode instructions executed plus array elements touched (DESIGN.md section 7).
+"""Deterministic cost: bytecode instructions executed plus array elements touched (docs/design.md section 7).
 
 `measure(thunk)` runs `thunk()` and returns `(result, Cost(opcodes, elements))`. Both numbers depend only on what the
 program does, never on the clock, so cost tests can compare them exactly.

@@ -1,4 +1,4 @@
-"""The four stages of the paper, each a transformation paired with a runtime (DESIGN.md section 6).
+"""The four stages of the paper, each a transformation paired with a runtime (docs/design.md section 6).
 
 | stage | transformation | environment | cotangents of tuples |
 | --- | --- | --- | --- |

@@ -1,4 +1,4 @@
-"""The cost model itself (chadpy.cost, DESIGN.md section 7): exact opcode counts, element charges, determinism.
+"""The cost model itself (chadpy.cost, docs/design.md section 7): exact opcode counts, element charges, determinism.
 
 Every assertion compares numbers, so a tracer that stopped counting, a hook that stopped charging, or a model fooled by
 work done inside one C call makes a test fail.

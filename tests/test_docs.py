@@ -65,3 +65,41 @@ def test_readme_shows_the_derivative_chadpy_prints(example):
     assert "```python\n" + _printed_derivative(example) + "```" in readme, (
         f"README's derivative for examples/{example}.py is stale: paste what the script prints"
     )
+
+
+def _blocks(text: str, lang: str) -> list[str]:
+    """The fenced code blocks of a markdown text whose fence names `lang` ("" for none)."""
+    blocks, current, inside = [], [], None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            if inside is None:
+                inside, current = line[3:].strip(), []
+            else:
+                if inside == lang:
+                    blocks.append("".join(current))
+                inside = None
+        elif inside is not None:
+            current.append(line)
+    return blocks
+
+
+def test_design_page_shows_the_code_it_describes(tmp_path):
+    """docs/design.md's typed IR is what chadpy prints, and its desugaring example is the rule itself."""
+    import inspect
+
+    import numpy as np
+
+    import chadpy as chad
+    from chadpy import desugar
+
+    with open(os.path.join(ROOT, "docs", "design.md")) as f:
+        page = f.read()
+    example, rule = _blocks(page, "python")[:2]
+    assert rule == inspect.getsource(desugar.map_)
+    path = tmp_path / "design_example.py"  # chadpy reads a function's source from its file
+    path.write_text("import numpy as np\n\n" + example)
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    printed = chad.source(namespace["f"], 1.0, np.ones((2, 2)), stage="ir")
+    shown = [b for b in _blocks(page, "") if b.startswith("# f_chad")]
+    assert shown == [printed]

@@ -604,3 +604,14 @@ def test_a_slice_bound_negating_a_local_variable():
     may be used before it is assigned" (found while splitting the lowerer, issue 13)."""
     assert_grad_matches_fd(tail_sum, ([1.0, 2.0, 3.0, 4.0], 2))
     assert chad.grad(tail_sum)([1.0, 2.0, 3.0, 4.0], 2) == [1.0, 1.0, 2.0, 1.0]  # [3, 4] and [1, 2, 3]
+
+
+def test_a_function_without_a_module(tmp_path):
+    """A function exec'd in a namespace without `__name__` has `__module__` None: chadpy raised
+    AttributeError deciding whether it was one of its own (found writing docs/design.md's test)."""
+    path = tmp_path / "no_module.py"
+    path.write_text("def cube(x):\n    return x * x * x\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    assert namespace["cube"].__module__ is None
+    assert chad.grad(namespace["cube"])(2.0) == 12.0
