@@ -1,0 +1,122 @@
+"""Each front-end pass on its own: scope's analyses, resolve's cases, desugar's loops, closure conversion."""
+
+import math
+
+import gast
+import numpy as np
+import pytest
+
+from chadpy import ir, scope
+from chadpy.errors import UnsupportedSyntax
+from chadpy.lower import lower_function
+from chadpy.resolve import Resolver
+from chadpy.source import Watch, parse_function
+
+SCALE = 2.5
+
+
+def _stmts(code: str) -> list[gast.stmt]:
+    return gast.parse(code).body
+
+
+def _lets(block: ir.Block):
+    """Every let of a block and of the blocks nested in it."""
+    for let in block.lets:
+        yield let
+        for b in ir.blocks(let.expr):
+            yield from _lets(b)
+
+
+# ---------------------------------------------------------------- scope
+
+
+def test_scope_liveness_follows_jumps():
+    body = _stmts("a = x\nb = a + y\nc = b")
+    assert scope.live_in(body, {"c"}) == {"x", "y"}
+    assert scope.live_in(body[1:], {"c"}) == {"a", "y"}
+    assert scope.assigned(body) == {"a", "b", "c"}
+
+
+def test_scope_free_names_leave_out_parameters_and_comprehension_variables():
+    (fn,) = _stmts("def g(t):\n    return sum(t * v for v in vs) + w")
+    assert scope.free_names(fn) == {"sum", "vs", "w"}
+
+
+# ---------------------------------------------------------------- resolve
+
+
+def uses_outside(x):
+    return math.sin(x) * SCALE + np.pi
+
+
+def test_resolve_names_and_module_paths():
+    parsed = parse_function(uses_outside)
+    resolver = Resolver(parsed, Watch(), {"x"})
+    call = parsed.tree.body[0].value.left.left  # math.sin(x)
+    assert resolver.callee(call.func, {}) == ("math.sin", math.sin)
+    assert resolver.outside("SCALE", SCALE, call) == ir.Ref("SCALE", SCALE)
+    assert isinstance(resolver.outside("math.sin", math.sin, call), ir.MakeClosure)  # a primitive as a value
+    assert resolver.is_local(gast.Name("x", gast.Load(), None, None), {})
+    with pytest.raises(UnsupportedSyntax, match="`parsed` is a ParsedFunction"):
+        resolver.outside("parsed", parsed, call)
+
+
+# ---------------------------------------------------------------- desugar
+
+
+def comprehension(xs, k):
+    return [x * k for x in xs if x > 0.0]
+
+
+def reduce_with_enumerate(xs):
+    total = 0.0
+    for i, x in enumerate(xs, 1):
+        total = total + i * x
+    return total
+
+
+def test_a_comprehension_is_a_loop_that_appends_to_a_new_list():
+    f = lower_function(comprehension, Watch())
+    loops = [let.expr for let in _lets(f.body) if isinstance(let.expr, ir.ForLoop)]
+    assert len(loops) == 1
+    (state,) = loops[0].init
+    start = next(let.expr for let in _lets(f.body) if let.target == state.name)
+    assert start == ir.MakeList([])
+    appends = [let.expr for let in _lets(loops[0].body) if isinstance(let.expr, ir.Prim) and let.expr.inplace]
+    assert [p.op.name for p in appends] == ["append"]
+
+
+def test_enumerate_counts_positions_and_reads_elements():
+    f = lower_function(reduce_with_enumerate, Watch())
+    (loop,) = [let.expr for let in _lets(f.body) if isinstance(let.expr, ir.ForLoop)]
+    reads = [let.expr for let in loop.body.lets if isinstance(let.expr, ir.Index)]
+    assert len(reads) == 1 and reads[0].natural and reads[0].index == ir.Var(loop.index)
+
+
+# ---------------------------------------------------------------- closures
+
+
+def closure_user(x, y):
+    g = lambda t: t * x + y  # noqa: E731
+    return g(1.0) + g(2.0)
+
+
+def test_closure_conversion_makes_closed_code_and_captures_values():
+    f = lower_function(closure_user, Watch())
+    (made,) = [let.expr for let in f.body.lets if isinstance(let.expr, ir.MakeClosure)]
+    assert made.captured == [ir.Var("x"), ir.Var("y")]
+    assert made.code.captured == ("x", "y") and made.code.params[1:] == ["t"]
+    applies = [let.expr for let in f.body.lets if isinstance(let.expr, ir.Apply)]
+    assert len(applies) == 2
+
+
+def late_binding(xs):
+    fs = []
+    for x in xs:
+        fs.append(lambda t: t * x)
+    return fs[0](1.0)
+
+
+def test_closures_reject_a_capture_python_would_read_later():
+    with pytest.raises(UnsupportedSyntax, match="assigned again later"):
+        lower_function(late_binding, Watch())
