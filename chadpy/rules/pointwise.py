@@ -4,8 +4,9 @@ A line names the flavours (`math.sin` on numbers, `np.sin` on arrays, which broa
 the transposed derivative `(m, d, y, *xs) -> a cotangent per argument`, with what it
 calls spelled through `m` (`m.cos(x)` is `math.cos(x)` or `np.cos(x)`), and, where the
 reals in [-0.9, 0.9] will not do, the domain where the rule test samples the arguments.
-Adding a NumPy ufunc with a standard derivative is one line here. The arithmetic
-formulas are shared with the operators and builtins of `scalar.py`.
+Adding a NumPy ufunc with a standard derivative is one line here (the rule test
+picks it up; the README's function list must name it). The arithmetic formulas are
+shared with the operators and builtins of `scalar.py`.
 """
 
 from __future__ import annotations
