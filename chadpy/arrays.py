@@ -16,13 +16,15 @@ Cotangents are used affinely (never read again after being added somewhere), so 
 in place; that keeps k one-hot additions at O(k) in total (Section 4.3).
 
 Array primitives give their cotangents through the `*_ct` functions below; each one
-accepts `Zero` for the incoming cotangent `d` (and returns `Zero`), a dense array, a
-float, or a `Scatter` (densified first). Results may be read-only broadcast views.
+accepts `Zero` for the incoming cotangent `d` (and returns `Zero`: `@linear` does that
+once for all of them, so a rule's body is its formula), a dense array, a float, or a
+`Scatter` (densified first). Results may be read-only broadcast views.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -102,6 +104,19 @@ def _expand(d: Any, ndim: int, axis: Axis, keepdims: bool) -> np.ndarray:
 def _t(a: np.ndarray) -> np.ndarray:
     """Swap the last two axes (matrix transpose of a stack of matrices)."""
     return np.swapaxes(a, -1, -2)
+
+
+def linear(rule: Callable[..., Any]) -> Callable[..., Any]:
+    """A transposed derivative, linear in the incoming cotangent `d` (its first argument): no
+    cotangent (`Zero`, or None) gives `Zero` without running the formula."""
+
+    @functools.wraps(rule)
+    def guarded(d: Any, *args: Any, **kwargs: Any) -> Any:
+        if d is Zero or d is None:
+            return Zero
+        return rule(d, *args, **kwargs)
+
+    return guarded
 
 
 # ====================================================================== Scatter
@@ -283,18 +298,16 @@ def unbroadcast(d: Any, x: Any) -> Any:
 # ====================================================================== reductions
 
 
+@linear
 def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
-    if d is Zero or d is None:
-        return Zero
     xa = np.asarray(x)
     return _finish(np.broadcast_to(_expand(_arr(d), xa.ndim, axis, keepdims), xa.shape), x)
 
 
+@linear
 def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.mean(x, axis, keepdims=keepdims)`."""
-    if d is Zero or d is None:
-        return Zero
     xa = np.asarray(x)
     count = 1
     for a in _axes(axis, xa.ndim):
@@ -322,18 +335,16 @@ def _others_product(x: np.ndarray, axes: IntTuple) -> np.ndarray:
     return np.transpose((left * right).reshape(xt.shape), np.argsort(perm))
 
 
+@linear
 def prod_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `y = np.prod(x, axis, keepdims=keepdims)` (y is unused: zeros in x are fine)."""
-    if d is Zero or d is None:
-        return Zero
     xa = np.asarray(x)
     return _finish(_expand(_arr(d), xa.ndim, axis, keepdims) * _others_product(xa, _axes(axis, xa.ndim)), x)
 
 
+@linear
 def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `y = np.max(x, ...)` or `np.min(x, ...)`: `d` split equally among tied positions."""
-    if d is Zero or d is None:
-        return Zero
     xa = np.asarray(x)
     ye = _expand(y, xa.ndim, axis, keepdims)
     hit = xa == ye
@@ -343,11 +354,10 @@ def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = Fals
     return _finish(hit * (_expand(_arr(d), xa.ndim, axis, keepdims) / count), x)
 
 
+@linear
 def norm_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `y = np.linalg.norm(x, axis=axis, keepdims=keepdims)` (2-norm / Frobenius):
     d * x / y, and 0 where y == 0 (the subgradient of smallest norm)."""
-    if d is Zero or d is None:
-        return Zero
     xa = np.asarray(x)
     ye = _expand(y, xa.ndim, axis, keepdims)
     de = _expand(_arr(d), xa.ndim, axis, keepdims)
@@ -369,27 +379,24 @@ def _matmul_parts(d: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.nd
     return d, a, b
 
 
+@linear
 def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `a @ b` (1-D, 2-D, and batched with broadcast batch axes summed back)."""
-    if d is Zero or d is None:
-        return Zero
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
 
 
+@linear
 def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `a @ b`."""
-    if d is Zero or d is None:
-        return Zero
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
 
 
+@linear
 def dot_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.dot(a, b)`: a scalar operand means multiplication, otherwise
     dot(a, b)[A..., B..., n] = sum_k a[A..., k] * b[B..., k, n] (any ndim)."""
-    if d is Zero or d is None:
-        return Zero
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(_arr(d) * np.asarray(b), a)
     a, b, d = np.asarray(a), np.asarray(b), _arr(d)
@@ -401,10 +408,9 @@ def dot_ct_a(d: Any, a: Any, b: Any) -> Any:
     return np.tensordot(d, b, axes=(d_axes, b_axes))
 
 
+@linear
 def dot_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.dot(a, b)`."""
-    if d is Zero or d is None:
-        return Zero
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(_arr(d) * np.asarray(a), b)
     a, b, d = np.asarray(a), np.asarray(b), _arr(d)
@@ -413,44 +419,39 @@ def dot_ct_b(d: Any, a: Any, b: Any) -> Any:
     return np.moveaxis(g, 0, b.ndim - 2) if b.ndim > 1 else g
 
 
+@linear
 def outer_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.outer(a, b)` (which ravels both operands)."""
-    if d is Zero or d is None:
-        return Zero
     return _finish((_arr(d) @ np.ravel(b)).reshape(np.shape(a)), a)
 
 
+@linear
 def outer_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.outer(a, b)`."""
-    if d is Zero or d is None:
-        return Zero
     return _finish((np.ravel(a) @ _arr(d)).reshape(np.shape(b)), b)
 
 
 # ====================================================================== shape operations
 
 
+@linear
 def transpose_ct(d: Any, x: Any, axes: Sequence[int] | None = None) -> Any:
     """Cotangent of `x` in `np.transpose(x, axes)`: transpose back by the inverse permutation."""
-    if d is Zero or d is None:
-        return Zero
     d = _arr(d)
     if axes is None:
         return d.T
     return np.transpose(d, np.argsort([a % d.ndim for a in axes]))
 
 
+@linear
 def reshape_ct(d: Any, x: Any) -> Any:
     """Cotangent of `x` in `np.reshape(x, ...)` (also ravel/flatten/squeeze/expand_dims)."""
-    if d is Zero or d is None:
-        return Zero
     return _finish(_arr(d).reshape(np.shape(x)), x)
 
 
+@linear
 def concatenate_ct(d: Any, xs: Sequence[Any], axis: int | None = 0) -> Any:
     """Cotangent of the sequence `xs` in `np.concatenate(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""
-    if d is Zero or d is None:
-        return Zero
     d = _arr(d)
     out: dict[int, Any] = {}
     start = 0
@@ -470,10 +471,9 @@ def concatenate_ct(d: Any, xs: Sequence[Any], axis: int | None = 0) -> Any:
     return out
 
 
+@linear
 def stack_ct(d: Any, xs: Sequence[Any], axis: int = 0) -> Any:
     """Cotangent of the sequence `xs` in `np.stack(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""
-    if d is Zero or d is None:
-        return Zero
     d = _arr(d)
     lead = (slice(None),) * (axis % d.ndim)
     return {i: _finish(d[(*lead, i)], x) for i, x in enumerate(xs)}
@@ -491,30 +491,33 @@ def _winner(x: Any, other: Any, beats: Any) -> np.ndarray:
     return np.where(beats(x, other), 1.0, np.where(np.equal(x, other), 0.5, 0.0))
 
 
+@linear
 def maximum_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.maximum(a, b)`: d where a wins, half of it on ties."""
-    return Zero if d is Zero or d is None else _select_ct(d, a, _winner(a, b, np.greater))
+    return _select_ct(d, a, _winner(a, b, np.greater))
 
 
+@linear
 def maximum_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.maximum(a, b)`."""
-    return Zero if d is Zero or d is None else _select_ct(d, b, _winner(b, a, np.greater))
+    return _select_ct(d, b, _winner(b, a, np.greater))
 
 
+@linear
 def minimum_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.minimum(a, b)`."""
-    return Zero if d is Zero or d is None else _select_ct(d, a, _winner(a, b, np.less))
+    return _select_ct(d, a, _winner(a, b, np.less))
 
 
+@linear
 def minimum_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.minimum(a, b)`."""
-    return Zero if d is Zero or d is None else _select_ct(d, b, _winner(b, a, np.less))
+    return _select_ct(d, b, _winner(b, a, np.less))
 
 
+@linear
 def clip_ct(d: Any, x: Any, lo: Any, hi: Any) -> Any:
     """Cotangent of `x` in `np.clip(x, lo, hi)`: d where lo <= x <= hi, else 0 (lo/hi may be None)."""
-    if d is Zero or d is None:
-        return Zero
     inside: Any = True
     if lo is not None:
         inside = np.greater_equal(x, lo)
@@ -523,27 +526,24 @@ def clip_ct(d: Any, x: Any, lo: Any, hi: Any) -> Any:
     return _select_ct(d, x, inside)
 
 
+@linear
 def where_ct_a(d: Any, cond: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.where(cond, a, b)`."""
-    if d is Zero or d is None:
-        return Zero
     return unbroadcast(np.where(cond, _arr(d), 0.0), a)
 
 
+@linear
 def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.where(cond, a, b)`."""
-    if d is Zero or d is None:
-        return Zero
     return unbroadcast(np.where(cond, 0.0, _arr(d)), b)
 
 
 # ====================================================================== sequences of arrays
 
 
+@linear
 def sum_seq_ct(d: object, xs: object, n: int) -> object:
     """Cotangent of xs in `sum(xs)`: d for each of its first n elements (summed back to their shapes)."""
-    if d is Zero:
-        return Zero
     if isinstance(xs, np.ndarray):
         return sum_ct(d, xs, 0)
     if isinstance(d, float):
@@ -551,10 +551,9 @@ def sum_seq_ct(d: object, xs: object, n: int) -> object:
     return {k: unbroadcast(d, xs[k]) for k in range(n)}
 
 
+@linear
 def extreme_seq_ct(d: object, y: object, xs: object) -> object:
     """Cotangent of xs in `max(xs)` / `min(xs)`: all of d to the element Python returned."""
-    if d is Zero:
-        return Zero
     if isinstance(xs, np.ndarray):
         return extremum_ct(d, y, xs, 0)
     for k, x in enumerate(xs):
@@ -563,18 +562,18 @@ def extreme_seq_ct(d: object, y: object, xs: object) -> object:
     return {list(xs).index(y): d}
 
 
+@linear
 def array_ct(d: object, x: object) -> object:
     """Cotangent of x in `np.array(x)`: an array's; a number's; a (nested) list's or tuple's
     {position: cotangent of that element}."""
-    if d is Zero:
-        return Zero
+    return _nested_ct(d, x)
+
+
+def _nested_ct(d: object, x: object) -> object:
     if isinstance(x, np.ndarray):
         return d
     if not isinstance(x, (list, tuple)):
         return _py_scalar(_arr(d))
     d = _arr(d)
     d = np.broadcast_to(d, np.shape(x)) if d.shape != np.shape(x) else d
-    return {k: array_ct(d[k], item) for k, item in enumerate(x)}
-
-
-# ---------------------------------------------------------------- assertions and powers
+    return {k: _nested_ct(d[k], item) for k, item in enumerate(x)}

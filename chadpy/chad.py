@@ -26,7 +26,7 @@ from __future__ import annotations
 import inspect
 
 from . import ir, runtime
-from .arrays import dense, index_ct, unbroadcast
+from .arrays import index_ct
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
 from .infer import Spec, default_positions, python_defaults
@@ -403,12 +403,14 @@ class _Chad:
             saved = self.names.fresh("saved")
             saves.append(Assign([saved], op.saves(y, *args), comment=f"kept for D[{op.name}]"))
             extra["saved"] = Name(saved)
-        to_array = op.elementwise and isinstance(target, str) and isinstance(self.spec.types[target], Arr)
-        if to_array:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
-            dense_d = self.names.fresh("d_dense")
-            out.append(Assign([dense_d], call(dense, d, y)))
-            d = Name(dense_d)
-        cts = op.vjp(d, y, *args, **extra)
+
+        def bind(value: Expr, hint: str) -> Name:
+            name = self.names.fresh(hint)
+            out.append(Assign([name], value))
+            return Name(name)
+
+        array_result = isinstance(target, str) and isinstance(self.spec.types.get(target), Arr)
+        cts = op.transpose(d, y, args, bind, array_result, lambda k: self.broadcasts(e.args, k), **extra)
         if isinstance(cts, Expr):  # one expression computing every argument's part
             parts = [self.names.fresh("ct") if self.active(a) else "_" for a in e.args]
             out.append(_unpack(parts, cts))
@@ -418,8 +420,6 @@ class _Chad:
                 continue
             if ct is None:
                 raise ChadTypeError(f"`{op.name}` has no derivative with respect to its argument {k + 1}")
-            if to_array and self.broadcasts(e.args, k):
-                ct = call(unbroadcast, ct, self.primal(a))  # broadcasting: sum back to the argument's shape
             out += self.var(a, ct)
         return rule, out, saves
 

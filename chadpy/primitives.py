@@ -15,26 +15,59 @@ primitive takes the parameters named in `params`, in that order, and every other
 parameter of the function must be left at its default, so `np.linalg.norm(A, 1)`
 is `ord=1` (not supported: a clear error), never `axis=1`.
 
-The tables themselves are flat files in `rules/`: scalars and operators, lists
-and dicts, NumPy. An operator means different things on different types (`+` adds
-numbers, concatenates lists); `resolve` picks the version for the argument types
-found by inference. A rule that needs a primal value the list may lose later (a
-length before an `append`) names it with `saves`: the forward pass stores it.
-Users add their own with `defvjp`, whose rule is an ordinary Python function
-called at run time.
+The tables themselves are flat files in `rules/`, one registration per function:
+pointwise functions, scalars and operators, lists and dicts, NumPy. A pointwise
+formula is written once for all its flavours (`pointwise`): `m.cos(x)` in the rule
+of sin is `math.cos(x)` for `math.sin` and `np.cos(x)` for `np.sin`. Broadcasting is
+the registrar's too (`Primitive.transpose`): an elementwise rule computes with a
+dense cotangent, and each part is summed back to its argument's shape where that may
+differ. An operator means different things on different types (`+` adds numbers,
+concatenates lists); `resolve` picks the version for the argument types found by
+inference. A rule that needs a primal value the list may lose later (a length before
+an `append`) names it with `saves`: the forward pass stores it. Every differentiable
+rule carries `samples` (or a default), where `tests/test_rules.py` checks it against
+finite differences. Users add their own with `defvjp`, whose rule is an ordinary
+Python function called at run time.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule
-from .target import Expr, IfExp, Lit, call
+import numpy as np
+
+from . import runtime
+from .arrays import dense, unbroadcast
+from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
+from .target import Expr, IfExp, Lit, Name, call
 from .vtypes import Arr, Lst, Tup, VType
 
 Vjp = Callable[..., list[Expr]]
+
+
+@dataclass(frozen=True)
+class Reals:
+    """Where the rule test samples an argument: uniform in [lo, hi] (with `signed`, magnitudes there and
+    random signs); a float, or an array of `shape`. Without a shape, an elementwise rule is also tried
+    on arrays and broadcasting shapes."""
+
+    lo: float = -0.9
+    hi: float = 0.9
+    signed: bool = False
+    shape: tuple[int, ...] | None = None
+
+    def of(self, *shape: int) -> Reals:
+        """The same reals as an array of this shape."""
+        return replace(self, shape=shape)
+
+
+REALS = Reals()
+POSITIVE = Reals(0.2, 2.0)
+NONZERO = Reals(0.2, 1.0, signed=True)  # kinks, poles and ties at 0 stay away
 
 
 @dataclass(eq=False)
@@ -61,6 +94,9 @@ class Primitive:
     # its first argument (`np.reshape`); "argument" one of its arguments or an element of one
     # (`max(a, b)`); "unknown" anything (a call chadpy cannot read may also keep its arguments).
     aliases: str = ""
+    # Argument lists where tests/test_rules.py checks `vjp` against finite differences: `Reals` are
+    # sampled, other values are passed as they are (a list of `Reals` is a list of sampled values).
+    samples: tuple[tuple[object, ...], ...] = ()
 
     @property
     def discrete(self) -> bool:
@@ -87,6 +123,30 @@ class Primitive:
                 ]
             )
 
+    def transpose(
+        self,
+        d: Expr,
+        y: Expr,
+        args: list[Expr],
+        bind: Callable[[Expr, str], Name],
+        array_result: bool,
+        broadcasts: Callable[[int], bool],
+        **saved: Expr,
+    ) -> list[Expr | None] | Expr:
+        """Dop^t: the cotangent of each argument (None where it takes none), or one expression whose
+        value is the tuple of them. An elementwise rule with an array result computes with `d` made a
+        dense array (`bind` names it) and sums each part back to its argument's shape where
+        `broadcasts(k)` (the argument may have another shape than the result)."""
+        spread = self.elementwise and array_result
+        if spread:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
+            d = bind(call(dense, d, y), "d_dense")
+        cts = self.vjp(d, y, *args, **saved)
+        if spread:
+            cts = [
+                ct if ct is None or not broadcasts(k) else call(unbroadcast, ct, args[k]) for k, ct in enumerate(cts)
+            ]
+        return cts
+
 
 def keyword_call(
     fn: object, params: tuple[str, ...], defaults: tuple[object, ...], positional: int | None = None
@@ -110,6 +170,9 @@ def _same_constant(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b
 
 
+# ---------------------------------------------------------------- registrars
+
+
 def function(
     fn: Callable,
     vjp: Vjp | None,
@@ -124,18 +187,102 @@ def function(
     return Primitive(name, lambda *a: call(fn, *a), vjp, nargs, kind, fn=fn, **more)
 
 
+def numpy_function(
+    fn: Callable,
+    vjp: Vjp | None,
+    params: tuple[str, ...],
+    defaults: tuple[object, ...] = (),
+    kind: KindRule = GENERAL_ARRAY,
+    positional: int | None = None,
+    **more,
+) -> Primitive:
+    """A NumPy function taking `params` (its required ones by position, the others by keyword)."""
+    module = getattr(fn, "__module__", "") or ""
+    name = ("np.linalg." if module.endswith("linalg") else "np.") + fn.__name__
+    emit = keyword_call(fn, params, defaults, positional)
+    nargs = (len(params) - len(defaults), len(params))
+    return Primitive(name, emit, vjp, nargs, kind, params=params, defaults=defaults, fn=fn, **more)
+
+
+def ufunc(fn: np.ufunc, vjp: Vjp, nargs: int = 1) -> Primitive:
+    """A NumPy ufunc of one or two arguments: elementwise, broadcasting. Its result keeps the kind of its
+    arguments where NumPy has an integer loop for it (`np.add`), else it is a float (`np.exp`)."""
+    params = ("x",) if nargs == 1 else ("x1", "x2")
+    integers = any(set(t.replace("->", "")) <= set(np.typecodes["AllInteger"]) for t in fn.types)
+    kind = elementwise("np." + fn.__name__, None if integers else "f")
+    return numpy_function(fn, vjp, params, kind=kind, elementwise=True, ufunc=fn)
+
+
 def sign_times(d: Expr, x: Expr) -> Expr:
     """d * sign(x), with sign(0) = 0 (the subgradient chadpy picks for |x| at 0)."""
     return IfExp(x.compare(">", 0), d, IfExp(x.compare("<", 0), -d, Lit(0.0)))
 
 
-def pow_base(d: Expr, a: Expr, b: Expr, general: object) -> Expr:
+def pow_base(d: Expr, a: Expr, b: Expr, general: Callable[..., Expr]) -> Expr:
     """Cotangent of a in a ** b: inline for a literal exponent (`x ** 2` gives `d * 2 * x`),
     else `general(d, a, b)` (the scalar or the array version)."""
     if isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool):
         k = b.value
         return Lit(0.0) if k == 0 else d if k == 1 else d * k * a if k == 2 else d * k * a ** (k - 1)
-    return call(general, d, a, b)
+    return general(d, a, b)
+
+
+class Spelling:
+    """How a pointwise formula spells what it calls, so that it is written once for every flavour of its
+    function: `m.cos(x)` is `math.cos(x)` in the rule of `math.sin` and `np.cos(x)` in that of `np.sin`.
+    The few pieces that differ by more than their module are named (`times_sign`, `pow_base`, ...)."""
+
+    def __init__(self, module: object, **own: Callable[..., Expr]):
+        self.module = module
+        self.__dict__.update(own)
+
+    def __getattr__(self, name: str) -> Callable[..., Expr]:
+        return _calls(getattr(self.module, name))
+
+
+def _calls(fn: object) -> Callable[..., Expr]:
+    return lambda *args: call(fn, *args)
+
+
+MATH = Spelling(
+    math,
+    times_sign=sign_times,
+    pow_base=_calls(runtime.pow_base_ct),
+    pow_exponent=_calls(runtime.pow_exponent_ct),
+)
+NP = Spelling(
+    np,
+    times_sign=lambda d, x: d * call(np.sign, x),
+    pow_base=_calls(runtime.power_base_ct),
+    pow_exponent=_calls(runtime.power_exponent_ct),
+)
+
+
+def pointwise(fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple[Reals, ...] = REALS) -> Callable:
+    """Register one formula for every flavour of a pointwise function (`fns`, one or a tuple): `math.f`
+    on numbers, `np.f` on arrays (broadcasting). `vjp(m, d, y, *xs)` spells what it calls through `m`
+    (`MATH` or `NP`); its parameters give the arity (a NumPy flavour takes the required ones). The rule
+    test samples the arguments in `domain` (one `Reals` for all, or one per argument). Returns `vjp`,
+    for the operators and builtins that share it."""
+    params = list(inspect.signature(vjp).parameters.values())[3:]
+    least = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
+    most = None if any(p.kind is p.VAR_POSITIONAL for p in params) else len(params)
+    for fn in fns if isinstance(fns, tuple) else (fns,):
+        if isinstance(fn, np.ufunc):
+            p = ufunc(fn, functools.partial(vjp, NP), least)
+            p.samples = sampled(domain, least)
+        else:
+            p = function(fn, functools.partial(vjp, MATH), (least, most))
+            p.samples = sampled(domain, *sorted({least, most or least + 2}))
+        PRIMITIVES[fn] = p
+    return vjp
+
+
+def sampled(domain: Reals | tuple[Reals, ...], *arities: int) -> tuple[tuple[Reals, ...], ...]:
+    """`samples` for calls of these arities: `domain` for every argument, or one per argument (the
+    last one for the rest)."""
+    domains = domain if isinstance(domain, tuple) else (domain,)
+    return tuple(tuple(domains[min(k, len(domains) - 1)] for k in range(n)) for n in arities)
 
 
 def resolve(op: Primitive, types: list[VType]) -> Primitive:

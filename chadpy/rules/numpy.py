@@ -1,10 +1,12 @@
-"""Rules for NumPy: elementwise functions (broadcasting), reductions, linear algebra,
-shape operations, and the constructors and predicates that are data.
+"""Rules for NumPy: reductions, linear algebra, shape operations, the elementwise
+selections (`np.maximum`, `np.where`, ...), and the constructors and predicates that
+are data. The pointwise functions (`np.sin`, `np.add`, ...) are in `pointwise.py`,
+written once with their `math` flavours.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`;
 a call binds its arguments by that signature, and any other parameter must be left
-at its default). The transposed derivatives of the non-elementwise functions are
-runtime functions in `arrays.py`.
+at its default). The transposed derivatives are runtime functions in `arrays.py`;
+`samples` are argument lists where the rule test checks them.
 """
 
 from __future__ import annotations
@@ -13,10 +15,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import arrays, runtime
+from .. import arrays
 from ..kinds import (
     BOOL_RESULT,
-    GENERAL_ARRAY,
     INT_RESULT,
     KindRule,
     arange,
@@ -39,42 +40,15 @@ from ..kinds import (
     stack,
     where,
 )
-from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, Primitive, Vjp, keyword_call, pow_base
-from ..target import BinOp, Expr, call
+from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
+from ..target import BinOp, call
 from ..vtypes import Arr
 
-
-def _np(
-    fn: Callable,
-    vjp: Vjp | None,
-    params: tuple[str, ...],
-    defaults: tuple[object, ...] = (),
-    kind: KindRule = GENERAL_ARRAY,
-    positional: int | None = None,
-    **more,
-) -> Primitive:
-    """A NumPy function taking `params` (its required ones by position, the others by keyword)."""
-    module = getattr(fn, "__module__", "") or ""
-    name = ("np.linalg." if module.endswith("linalg") else "np.") + fn.__name__
-    emit = keyword_call(fn, params, defaults, positional)
-    return Primitive(
-        name,
-        emit,
-        vjp,
-        (len(params) - len(defaults), len(params)),
-        kind,
-        params=params,
-        defaults=defaults,
-        fn=fn,
-        **more,
-    )
-
-
-def _ufunc(fn: Callable, vjp: Vjp | None, nargs: int = 1, dtype: str | None = "f") -> Primitive:
-    """A ufunc of one or two arguments: elementwise, broadcasting; `dtype` "f" for one whose result is
-    a float whatever its arguments (`np.exp`), None for one that keeps their kind (`np.add`)."""
-    params = ("x",) if nargs == 1 else ("x1", "x2")
-    return _np(fn, vjp, params, kind=elementwise("np." + fn.__name__, dtype), elementwise=vjp is not None)
+_np = numpy_function
+_M = REALS.of(2, 3)  # a matrix the rule test samples
+_REDUCE = ("a", "axis", "keepdims"), (None, False)
+_REDUCES = reduction()
+_REDUCE_SAMPLES = ((_M, None, False), (_M, 1, True), (_M, (0, 1), False))
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
@@ -82,18 +56,12 @@ def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
     return _np(fn, None, ("x",), kind=elementwise("np." + fn.__name__, dtype))
 
 
-_REDUCE = ("a", "axis", "keepdims"), (None, False)
-
-
-_REDUCES = reduction()
-
-
-def _reduction(fn: Callable, ct: Callable, with_y: bool = False, kind: KindRule = _REDUCES) -> Primitive:
+def _reduction(fn: Callable, ct: Callable, with_y: bool = False, kind: KindRule = _REDUCES, **more) -> Primitive:
     if with_y:
         vjp = lambda d, y, x, axis, keepdims: [call(ct, d, y, x, axis, keepdims)]  # noqa: E731
     else:
         vjp = lambda d, y, x, axis, keepdims: [call(ct, d, x, axis, keepdims)]  # noqa: E731
-    return _np(fn, vjp, *_REDUCE, kind=kind)
+    return _np(fn, vjp, *_REDUCE, kind=kind, samples=_REDUCE_SAMPLES, **more)
 
 
 def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
@@ -101,63 +69,39 @@ def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
     return lambda d, y, a, b: [call(ct_a, d, a, b), call(ct_b, d, a, b)]
 
 
-def _np_pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [pow_base(d, a, b, runtime.power_base_ct), call(runtime.power_exponent_ct, d, y, a)]
-
-
 def _data(fn: Callable, params: tuple[str, ...], defaults: tuple[object, ...], kind: KindRule, **more) -> Primitive:
     """A constructor chadpy has no derivative for: fine on data, an error on values that carry derivatives."""
     return _np(fn, None, params, defaults, kind, data_only=True, **more)
 
 
+def _selection(fn: Callable, ct_a: Callable, ct_b: Callable) -> Primitive:
+    """`np.maximum`, `np.minimum`: elementwise, broadcasting in their runtime rules."""
+    samples = ((_M, _M), (_M, REALS.of(3)), (REALS, _M))
+    return _np(fn, _by_rules(ct_a, ct_b), ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
+
+
 _matmul_vjp = _by_rules(arrays.matmul_ct_a, arrays.matmul_ct_b)
-NP_POWER = _ufunc(np.power, _np_pow_vjp, 2, dtype=None)
-NP_POWER.ufunc = np.power
-NP_ABS = _ufunc(np.abs, lambda d, y, x: [d * call(np.sign, x)], dtype=None)
-MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul)
+_PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
+MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul, samples=_PRODUCTS)
+_MASK = np.array([[True, False, True], [False, False, True]])
 
 PRIMITIVES.update(
     {
-        np.exp: _ufunc(np.exp, lambda d, y, x: [d * y]),
-        np.log: _ufunc(np.log, lambda d, y, x: [d / x]),
-        np.sqrt: _ufunc(np.sqrt, lambda d, y, x: [d / (2.0 * y)]),
-        np.sin: _ufunc(np.sin, lambda d, y, x: [d * call(np.cos, x)]),
-        np.cos: _ufunc(np.cos, lambda d, y, x: [-(d * call(np.sin, x))]),
-        np.tan: _ufunc(np.tan, lambda d, y, x: [d * (1.0 + y * y)]),
-        np.tanh: _ufunc(np.tanh, lambda d, y, x: [d * (1.0 - y * y)]),
-        np.sinh: _ufunc(np.sinh, lambda d, y, x: [d * call(np.cosh, x)]),
-        np.cosh: _ufunc(np.cosh, lambda d, y, x: [d * call(np.sinh, x)]),
-        np.abs: NP_ABS,
-        np.square: _ufunc(np.square, lambda d, y, x: [2.0 * d * x], dtype=None),
-        np.negative: _ufunc(np.negative, lambda d, y, x: [-d], dtype=None),
-        np.add: _ufunc(np.add, lambda d, y, a, b: [d, d], 2, dtype=None),
-        np.subtract: _ufunc(np.subtract, lambda d, y, a, b: [d, -d], 2, dtype=None),
-        np.multiply: _ufunc(np.multiply, lambda d, y, a, b: [d * b, d * a], 2, dtype=None),
-        np.divide: _ufunc(np.divide, lambda d, y, a, b: [d / b, -(d * y) / b], 2),
-        np.power: NP_POWER,
-        np.maximum: _np(
-            np.maximum,
-            _by_rules(arrays.maximum_ct_a, arrays.maximum_ct_b),
-            ("x1", "x2"),
-            kind=elementwise("np.maximum"),
-        ),
-        np.minimum: _np(
-            np.minimum,
-            _by_rules(arrays.minimum_ct_a, arrays.minimum_ct_b),
-            ("x1", "x2"),
-            kind=elementwise("np.minimum"),
-        ),
+        np.maximum: _selection(np.maximum, arrays.maximum_ct_a, arrays.maximum_ct_b),
+        np.minimum: _selection(np.minimum, arrays.minimum_ct_a, arrays.minimum_ct_b),
         np.clip: _np(
             np.clip,
             lambda d, y, x, lo, hi: [call(arrays.clip_ct, d, x, lo, hi), None, None],
             ("a", "a_min", "a_max"),
             kind=clip,
+            samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
         ),
         np.where: _np(
             np.where,
             lambda d, y, c, a, b: [None, call(arrays.where_ct_a, d, c, a, b), call(arrays.where_ct_b, d, c, a, b)],
             ("condition", "x", "y"),
             kind=where,
+            samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
         np.sum: _reduction(np.sum, arrays.sum_ct),
         np.mean: _reduction(np.mean, arrays.mean_ct, kind=mean_rule),
@@ -173,16 +117,22 @@ PRIMITIVES.update(
             ("x", "axis", "keepdims"),
             (None, False),
             kind=reduction("f"),
+            samples=_REDUCE_SAMPLES,
         ),
-        np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul),
-        np.dot: _np(np.dot, _by_rules(arrays.dot_ct_a, arrays.dot_ct_b), ("a", "b"), kind=dot),
-        np.outer: _np(np.outer, _by_rules(arrays.outer_ct_a, arrays.outer_ct_b), ("a", "b"), kind=outer),
+        np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul, samples=_PRODUCTS),
+        np.dot: _np(
+            np.dot, _by_rules(arrays.dot_ct_a, arrays.dot_ct_b), ("a", "b"), kind=dot, samples=(*_PRODUCTS, (REALS, _M))
+        ),
+        np.outer: _np(
+            np.outer, _by_rules(arrays.outer_ct_a, arrays.outer_ct_b), ("a", "b"), kind=outer, samples=_PRODUCTS
+        ),
         np.reshape: _np(
             np.reshape,
             lambda d, y, x, shape: [call(arrays.reshape_ct, d, x), None],
             ("a", "shape"),
             kind=reshape,
             aliases="view",
+            samples=((_M, (3, 2)), (_M, -1)),
         ),
         np.transpose: _np(
             np.transpose,
@@ -191,6 +141,7 @@ PRIMITIVES.update(
             (None,),
             kind=same_array,
             aliases="view",
+            samples=((_M, None), (REALS.of(2, 3, 4), (2, 0, 1))),
         ),
         np.concatenate: _np(
             np.concatenate,
@@ -199,6 +150,7 @@ PRIMITIVES.update(
             (0,),
             kind=concatenate,
             containers=True,
+            samples=(([_M, REALS.of(1, 3)], 0), ([_M, _M], 1), ([_M, REALS.of(4)], None)),
         ),
         np.stack: _np(
             np.stack,
@@ -207,6 +159,7 @@ PRIMITIVES.update(
             (0,),
             kind=stack,
             containers=True,
+            samples=(([_M, _M], 0), ([REALS.of(3), REALS.of(3)], -1)),
         ),
         np.array: _np(
             np.array,
@@ -215,6 +168,7 @@ PRIMITIVES.update(
             (None,),
             kind=array_like,
             containers=True,
+            samples=(([REALS, REALS, REALS], None), (_M, None)),
         ),
         np.asarray: _np(
             np.asarray,
@@ -224,6 +178,7 @@ PRIMITIVES.update(
             kind=array_like,
             containers=True,
             aliases="view",
+            samples=(([REALS, REALS], None), (_M, None)),
         ),
         # discrete: shapes, piecewise-constant functions, predicates
         np.shape: _np(np.shape, None, ("a",), kind=array_shape),

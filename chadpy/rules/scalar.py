@@ -1,14 +1,16 @@
 """Rules for numbers: Python's operators, the `math` module and the numeric builtins.
 
 One registration per function: its derivative (`vjp`, None for a discrete one) and
-the kind of its result (`kinds.py`). Operators that also work on arrays broadcast
-(`elementwise`); where the scalar formula does not (`**`, `abs`), `for_arrays`
-names the NumPy version.
+the kind of its result (`kinds.py`). The formulas of the arithmetic operators and of
+`math`'s functions are in `pointwise.py`, written once with their NumPy flavours.
+Operators that also work on arrays broadcast (`elementwise`); where the scalar
+formula does not (`**`, `abs`), `for_arrays` names the NumPy version.
 """
 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -27,24 +29,35 @@ from ..kinds import (
     fixed,
     round_builtin,
 )
-from ..primitives import OPERATORS, PRIMITIVES, Primitive, Vjp, function, pow_base, sign_times
-from ..target import BinOp, Compare, Expr, IfExp, Lit, UnaryOp, call
+from ..primitives import MATH, NONZERO, OPERATORS, POSITIVE, PRIMITIVES, REALS, Primitive, function, sampled
+from ..target import BinOp, Compare, Expr, IfExp, Lit, UnaryOp
 from ..vtypes import REAL, SLICE
-from .numpy import MATMUL, NP_ABS, NP_POWER
+from .numpy import MATMUL
+from .pointwise import ABS, ADD, DIV, MUL, NEG, POW, SUB
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
 
 
-def _binary(name: str, symbol: str, vjp: Vjp | None, dtype: str | None = None, **more) -> Primitive:
+def _scalar(formula: object) -> object:
+    """A `pointwise.py` formula, spelled for numbers."""
+    return functools.partial(formula, MATH)
+
+
+def _binary(
+    name: str, symbol: str, formula: object, domain: object = REALS, dtype: str | None = None, **more
+) -> Primitive:
     kind = elementwise(symbol, dtype)  # messages show the operator as written
-    return Primitive(name, lambda a, b: BinOp(symbol, a, b), vjp, (2, 2), kind, elementwise=True, **more)
+    vjp, samples = (None, ()) if formula is None else (_scalar(formula), sampled(domain, 2))
+    return Primitive(
+        name, lambda a, b: BinOp(symbol, a, b), vjp, (2, 2), kind, elementwise=True, samples=samples, **more
+    )
+
+
+def _mod(m: object, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
+    return [d, -(d * (a // b))]
 
 
 def _compare(name: str, symbol: str, kind: KindRule = compare) -> Primitive:
     return Primitive(name, lambda a, b: Compare(symbol, a, b), None, (2, 2), kind)
-
-
-def _pow_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [pow_base(d, a, b, runtime.pow_base_ct), call(runtime.pow_exponent_ct, d, y, a)]
 
 
 def _max_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
@@ -58,33 +71,26 @@ def _min_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
     return [IfExp(b_wins, Lit(0.0), d), IfExp(b_wins, d, Lit(0.0))]
 
 
-def _log_vjp(d: Expr, y: Expr, a: Expr, base: Expr | None = None) -> list[Expr]:
-    if base is None:
-        return [d / a]
-    ln_base = call(math.log, base)
-    return [d / (a * ln_base), -(d * y) / (base * ln_base)]
+_TWO = ((REALS, REALS),)
 
 
-def _hypot_vjp(d: Expr, y: Expr, *xs: Expr) -> list[Expr]:
-    return [IfExp(y.compare("==", 0), Lit(0.0), d * x / y) for x in xs]
+def _unary(name: str, symbol: str, vjp: object) -> Primitive:
+    emit = (lambda a: -a) if symbol == "-" else (lambda a: UnaryOp(symbol, a))
+    return Primitive(name, emit, vjp, kind=elementwise(symbol), elementwise=True, samples=((REALS,),))
 
-
-_SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 
 OPERATORS.update(
     {
-        "+": _binary("add", "+", lambda d, y, a, b: [d, d], for_sequences=CONCAT, ufunc=np.add),
-        "-": _binary("sub", "-", lambda d, y, a, b: [d, -d], ufunc=np.subtract),
-        "*": _binary("mul", "*", lambda d, y, a, b: [d * b, d * a], for_sequences=REPEAT, ufunc=np.multiply),
-        "/": _binary("truediv", "/", lambda d, y, a, b: [d / b, -(d * y) / b], dtype="f", ufunc=np.true_divide),
-        "**": _binary("pow", "**", _pow_vjp, for_arrays=NP_POWER),
-        "%": _binary("mod", "%", lambda d, y, a, b: [d, -(d * (a // b))], ufunc=np.remainder),
+        "+": _binary("add", "+", ADD, for_sequences=CONCAT, ufunc=np.add),
+        "-": _binary("sub", "-", SUB, ufunc=np.subtract),
+        "*": _binary("mul", "*", MUL, for_sequences=REPEAT, ufunc=np.multiply),
+        "/": _binary("truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide),
+        "**": _binary("pow", "**", POW, POSITIVE, for_arrays=PRIMITIVES[np.power]),
+        "%": _binary("mod", "%", _mod, (REALS, NONZERO), ufunc=np.remainder),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
-        "neg": Primitive("neg", lambda a: -a, lambda d, y, a: [-d], kind=elementwise("-"), elementwise=True),
-        "pos": Primitive(
-            "pos", lambda a: UnaryOp("+", a), lambda d, y, a: [d], kind=elementwise("+"), elementwise=True
-        ),
+        "neg": _unary("neg", "-", _scalar(NEG)),
+        "pos": _unary("pos", "+", lambda d, y, a: [d]),
         "not": Primitive("not", lambda a: UnaryOp("not", a), kind=BOOL_RESULT),
         # comparisons: discrete
         "<": _compare("lt", "<"),
@@ -102,30 +108,7 @@ OPERATORS.update(
 
 PRIMITIVES.update(
     {
-        # math
-        math.sin: function(math.sin, lambda d, y, x: [d * call(math.cos, x)]),
-        math.cos: function(math.cos, lambda d, y, x: [-(d * call(math.sin, x))]),
-        math.tan: function(math.tan, lambda d, y, x: [d * (1.0 + y * y)]),
-        math.asin: function(math.asin, lambda d, y, x: [d / call(math.sqrt, 1.0 - x * x)]),
-        math.acos: function(math.acos, lambda d, y, x: [-d / call(math.sqrt, 1.0 - x * x)]),
-        math.atan: function(math.atan, lambda d, y, x: [d / (1.0 + x * x)]),
-        math.atan2: function(
-            math.atan2, lambda d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)], (2, 2)
-        ),
-        math.sinh: function(math.sinh, lambda d, y, x: [d * call(math.cosh, x)]),
-        math.cosh: function(math.cosh, lambda d, y, x: [d * call(math.sinh, x)]),
-        math.tanh: function(math.tanh, lambda d, y, x: [d * (1.0 - y * y)]),
-        math.exp: function(math.exp, lambda d, y, x: [d * y]),
-        math.expm1: function(math.expm1, lambda d, y, x: [d * (y + 1.0)]),
-        math.log: function(math.log, _log_vjp, (1, 2)),
-        math.log1p: function(math.log1p, lambda d, y, x: [d / (1.0 + x)]),
-        math.log2: function(math.log2, lambda d, y, x: [d / (x * math.log(2.0))]),
-        math.log10: function(math.log10, lambda d, y, x: [d / (x * math.log(10.0))]),
-        math.sqrt: function(math.sqrt, lambda d, y, x: [d / (2.0 * y)]),
-        math.pow: function(math.pow, _pow_vjp, (2, 2)),
-        math.hypot: function(math.hypot, _hypot_vjp, (1, None)),
-        math.fabs: function(math.fabs, lambda d, y, x: [sign_times(d, x)]),
-        math.erf: function(math.erf, lambda d, y, x: [d * _SQRT_PI_2 * call(math.exp, -(x * x))]),
+        # math (the differentiable functions are in pointwise.py)
         math.floor: function(math.floor, None, kind=INT_RESULT),
         math.ceil: function(math.ceil, None, kind=INT_RESULT),
         math.trunc: function(math.trunc, None, kind=INT_RESULT),
@@ -134,19 +117,20 @@ PRIMITIVES.update(
         math.isfinite: function(math.isfinite, None, kind=BOOL_RESULT),
         # builtins
         builtins.abs: function(
-            builtins.abs, lambda d, y, x: [sign_times(d, x)], kind=elementwise("abs"), for_arrays=NP_ABS
+            builtins.abs, _scalar(ABS), kind=elementwise("abs"), for_arrays=PRIMITIVES[np.abs], samples=((NONZERO,),)
         ),
         builtins.pow: function(
             builtins.pow,
-            _pow_vjp,
+            _scalar(POW),
             (2, 2),
             kind=elementwise("pow"),
-            for_arrays=NP_POWER,
+            for_arrays=PRIMITIVES[np.power],
             params=("base", "exp"),
+            samples=((POSITIVE, POSITIVE),),
         ),
-        builtins.max: function(builtins.max, _max_vjp, (2, 2), kind=either, aliases="argument"),
-        builtins.min: function(builtins.min, _min_vjp, (2, 2), kind=either, aliases="argument"),
-        builtins.float: function(builtins.float, lambda d, y, x: [d], kind=fixed(REAL)),
+        builtins.max: function(builtins.max, _max_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO),
+        builtins.min: function(builtins.min, _min_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO),
+        builtins.float: function(builtins.float, lambda d, y, x: [d], kind=fixed(REAL), samples=((REALS,),)),
         builtins.int: function(builtins.int, None, (1, 2), kind=INT_RESULT),
         builtins.bool: function(builtins.bool, None, kind=BOOL_RESULT),
         builtins.round: function(

@@ -13,7 +13,7 @@ import functools
 from .. import arrays, runtime
 from ..errors import ChadTypeError
 from ..kinds import INDICES, INT_RESULT, sum_builtin
-from ..primitives import METHODS, PRIMITIVES, Primitive, function
+from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
 from ..target import BinOp, call
 from ..vtypes import INT, Arr, Dct, Lst, Tup, VType, describe, is_active, item_join, join
 
@@ -53,6 +53,9 @@ def _values_type(types: list[VType], consts: list[object]) -> VType:
     return Lst(item_join(types[0]))
 
 
+_LIST = [REALS, REALS, REALS]  # a list of floats the rule test samples
+
+
 def _element_type(types: list[VType], consts: list[object]) -> VType:
     t = item_join(types[0])
     if isinstance(types[0], (Lst, Tup, Dct)) or not is_active(t):
@@ -77,6 +80,7 @@ CONCAT = Primitive(
     _concat_type,
     saves=lambda y, a, b: call(len, a),
     containers=True,
+    samples=((_LIST, [REALS]),),
 )
 REPEAT = Primitive(
     "repeat",
@@ -86,6 +90,7 @@ REPEAT = Primitive(
     _repeat_type,
     saves=lambda y, a, b: call(runtime.repeated_length, a, b),
     containers=True,
+    samples=((_LIST, 2), (2, _LIST), (_LIST, 0)),
 )
 SUM_SEQ = Primitive(
     "sum",
@@ -95,6 +100,7 @@ SUM_SEQ = Primitive(
     sum_builtin,
     saves=lambda y, xs, start=None: call(len, xs),
     containers=True,
+    samples=((_LIST,), (_LIST, REALS)),
 )
 
 
@@ -107,13 +113,20 @@ def _extreme_seq(fn: object) -> Primitive:
         _element_type,
         containers=True,
         aliases="argument",
+        samples=((_LIST,),),
     )
 
 
 # max(xs), min(xs) of one sequence argument
 OVER_SEQUENCE = {builtins.max: _extreme_seq(max), builtins.min: _extreme_seq(min)}
 LIST_COPY = Primitive(
-    "list", lambda x: call(list, x), lambda d, y, x: [call(runtime.list_ct, d, x)], (1, 1), _copy_type, containers=True
+    "list",
+    lambda x: call(list, x),
+    lambda d, y, x: [call(runtime.list_ct, d, x)],
+    (1, 1),
+    _copy_type,
+    containers=True,
+    samples=((_LIST,),),
 )
 DICT_VALUES = Primitive(
     "values",

@@ -1,0 +1,255 @@
+"""Every derivative rule in the registry, checked against central differences.
+
+The cases come from the registry itself (`PRIMITIVES`, `OPERATORS`, the versions they
+resolve to for lists and arrays, and the other primitives of `chadpy.rules`), so a new
+registration is checked without touching this file. For each differentiable primitive
+and each of its `samples` (a pointwise function's come from its domain; an elementwise
+one is also tried on arrays of broadcasting shapes), a tiny function calling it is
+written to a module, and chadpy's vjp of it for a random output cotangent is compared
+with central differences of <ct, f(args)>, in both code generation modes. A
+differentiable primitive without samples must be in `COVERED_ELSEWHERE`, with the test
+that covers it.
+
+The README's list of supported functions is checked against the registry too.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib.util
+import itertools
+import os
+import re
+import tempfile
+
+import numpy as np
+import pytest
+from fd import assert_close, central_diff, inner
+
+import chadpy as chad
+from chadpy import rules
+from chadpy.primitives import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, Primitive, Reals
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+# Differentiable primitives this test cannot write as one call, and the tests that check them.
+COVERED_ELSEWHERE = {
+    "append": "`xs.append(v)` is a statement: tests/test_lists_dicts.py",
+    "values": "`d.values()` is a method of dicts: tests/test_lists_dicts.py",
+}
+
+# The shapes an elementwise rule is tried on, per arity (None: a float): equal shapes and broadcasting.
+_SHAPES = {
+    1: [(None,), ((2, 3),)],
+    2: [(None, None), ((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 3), None), (None, (2, 3)), ((2, 1), (3,))],
+}
+
+
+# ====================================================================== the registry
+
+
+def _spelling(fn: object) -> str | None:
+    """How source code names a registered function (None: chadpy's own helpers, called by lowering)."""
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
+    prefix = {"math": "math.", "builtins": "", "numpy": "np.", "numpy.linalg": "np.linalg."}.get(module)
+    return None if prefix is None else prefix + name
+
+
+def _call(spelled: str, params: tuple[str, ...] | None, required: int):
+    """Writes a call of a function: its required parameters by position, the others by keyword."""
+
+    def write(args: list[str]) -> str:
+        if params is None:
+            return f"{spelled}({', '.join(args)})"
+        keywords = [f"{p}={a}" for p, a in zip(params[required:], args[required:])]
+        return f"{spelled}({', '.join(args[:required] + keywords)})"
+
+    return write
+
+
+def _operator(symbol: str):
+    if symbol in ("neg", "pos"):
+        sign = "-" if symbol == "neg" else "+"
+        return lambda args: f"({sign}{args[0]})"
+    return lambda args: f"({args[0]} {symbol} {args[1]})"
+
+
+def registered() -> dict[str, tuple[Primitive, object]]:
+    """Every primitive of `chadpy.rules` by a label, with a writer of its call (None where there is none)."""
+    found: dict[str, tuple[Primitive, object]] = {}
+    for fn, op in PRIMITIVES.items():
+        spelled = _spelling(fn)
+        if op.runtime_vjp is None:  # a user rule (`defvjp`, maybe by another test) is not chadpy's
+            write = spelled and _call(spelled, op.params, op.nargs[0])
+            found[spelled or op.name] = (op, write)
+    for symbol, op in OPERATORS.items():
+        found[f"operator {symbol}"] = (op, _operator(symbol))
+    for label, (op, write) in list(found.items()):
+        for variant, kind in ((op.for_sequences, "lists"), (op.for_arrays, "arrays")):
+            if variant is not None and not any(variant is p for p, _ in found.values()):
+                found[f"{label} on {kind}"] = (variant, write)
+    for module in (rules.numpy, rules.pointwise, rules.scalar, rules.sequences):
+        for value in vars(module).values():
+            for op in value.values() if isinstance(value, dict) else [value]:
+                if isinstance(op, Primitive) and not any(op is p for p, _ in found.values()):
+                    # what lowering picks for a call (`max(xs)` of one sequence) or a method (`xs.append(v)`)
+                    spelled = _spelling(op.fn) or (op.name if hasattr(builtins, op.name) else None)
+                    found[f"{op.name} (lowering)"] = (op, spelled and _call(spelled, op.params, op.nargs[0]))
+    return found
+
+
+REGISTERED = registered()
+DIFFERENTIABLE = {label: entry for label, entry in REGISTERED.items() if entry[0].vjp is not None}
+
+
+def _cases():
+    for label, (op, write) in DIFFERENTIABLE.items():
+        for k, sample in enumerate(op.samples if write else ()):
+            shapeless = [isinstance(a, Reals) and a.shape is None for a in sample]
+            variants = _SHAPES.get(len(sample), [(None,) * len(sample)]) if op.elementwise else [(None,) * len(sample)]
+            for shapes in variants:
+                if any(s is not None and not free for s, free in zip(shapes, shapeless)):
+                    continue
+                yield pytest.param(op, write, sample, shapes, id=f"{label}-{k}-{'-'.join(map(str, shapes))}")
+
+
+# ====================================================================== the check
+
+
+_modules = itertools.count()
+_dir = tempfile.mkdtemp(prefix="chadpy_rules_")
+
+
+def _load(source: str):
+    """Write the module to a file (chadpy reads source with `inspect`), import it, return f."""
+    name = f"chadpy_rule_{next(_modules)}"
+    path = os.path.join(_dir, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.f
+
+
+def _sampled(spec: Reals, shape: tuple[int, ...] | None, rng: np.random.Generator) -> object:
+    shape = spec.shape if spec.shape is not None else shape
+    v = rng.uniform(spec.lo, spec.hi, shape or ())
+    if spec.signed:
+        v = v * rng.choice([-1.0, 1.0], np.shape(v))
+    return float(v) if shape is None else v
+
+
+def _argument(spec: object, shape: tuple[int, ...] | None, rng: np.random.Generator) -> tuple[bool, object]:
+    """(whether it is passed as an argument, its value): sampled reals, lists of them, arrays; else a literal."""
+    if isinstance(spec, Reals):
+        return True, _sampled(spec, shape, rng)
+    if isinstance(spec, list):
+        return True, [_argument(s, None, rng)[1] for s in spec]
+    return isinstance(spec, np.ndarray), spec
+
+
+def _like(value: object, rng: np.random.Generator) -> object:
+    """A random cotangent for a result."""
+    if isinstance(value, list):
+        return [_like(v, rng) for v in value]
+    if isinstance(value, np.ndarray):
+        return rng.standard_normal(value.shape)
+    return float(rng.standard_normal())
+
+
+@pytest.mark.parametrize(("op", "write", "sample", "shapes"), list(_cases()))
+def test_rule_matches_finite_differences(op, write, sample, shapes):
+    rng = np.random.default_rng(0)
+    params, args, written = [], [], []
+    for k, (spec, shape) in enumerate(zip(sample, shapes)):
+        passed, value = _argument(spec, shape, rng)
+        if passed:
+            params.append(f"x{k}")
+            args.append(value)
+        written.append(f"x{k}" if passed else repr(value))
+    f = _load(f"import math\n\nimport numpy as np\n\n\ndef f({', '.join(params)}):\n    return {write(written)}\n")
+    ct = _like(f(*args), rng)
+    for simplify in (True, False):
+        value, pullback = chad.vjp(f, *args, simplify=simplify)
+        got = pullback(ct)
+        for i, arg in enumerate(args):
+            if isinstance(arg, np.ndarray) and arg.dtype == bool:
+                assert got[i] is None
+                continue
+            expected = central_diff(lambda *a: inner(f(*a), ct), args, i)
+            assert_close(got[i], expected, 1e-5, 1e-6, f"{write(written)}: d/d x{i} (simplify={simplify})")
+
+
+def test_every_differentiable_rule_is_sampled():
+    """A new differentiable registration has samples (a pointwise one has them by default) or says where it is
+    checked; and no exemption outlives its primitive."""
+    unsampled = {label for label, (op, write) in DIFFERENTIABLE.items() if not (op.samples and write)}
+    exempt = {label for label in unsampled if label.split(" ")[0] in COVERED_ELSEWHERE}
+    assert unsampled == exempt, f"give these rules `samples` or list them in COVERED_ELSEWHERE: {unsampled - exempt}"
+    assert {label.split(" ")[0] for label in exempt} == set(COVERED_ELSEWHERE), "stale COVERED_ELSEWHERE entries"
+
+
+# ====================================================================== the README
+
+
+def _readme_lists() -> dict[str, set[str]]:
+    """The function names the README's "Supported language" section lists, by group: "math", "builtins",
+    "np", "methods", each with " discrete" for the ones listed as discrete (a list after the word
+    "discrete", up to the next ";")."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        section = f.read().split("## Supported language", 1)[1].split("\n## ", 1)[0]
+    groups: dict[str, set[str]] = {}
+    for bullet in re.split(r"\n- ", section):
+        label = "math" if bullet.startswith("`math`:") else "np" if bullet.startswith("NumPy:") else None
+        if label is None:
+            continue
+        for clause in bullet.removeprefix("`math`:").split(";"):
+            group, discrete = label, False
+            for m in re.finditer(r"(builtins\s)|(discrete\s)|`([^`]*)`", clause):
+                if m.group(1):
+                    group = "builtins"
+                elif m.group(2):
+                    discrete = True
+                elif re.fullmatch(r"\.?[A-Za-z_][\w.]*( \.?[A-Za-z_][\w.]*)*", " ".join(m.group(3).split())):
+                    for word in m.group(3).split():
+                        kind = "methods" if word.startswith(".") else "np" if group == "np" else group
+                        groups.setdefault(kind + " discrete" * discrete, set()).add(word.removeprefix("np."))
+    return groups
+
+
+def _registry_lists() -> dict[str, set[str]]:
+    """The same groups from the registry (NumPy functions as objects: `abs` and `absolute` are one)."""
+    groups: dict[str, set] = {}
+    for fn, op in PRIMITIVES.items():
+        if op.runtime_vjp is not None:
+            continue
+        module = getattr(fn, "__module__", "")
+        group = {"math": "math", "builtins": "builtins", "numpy": "np", "numpy.linalg": "np"}.get(module)
+        if group is not None:
+            groups.setdefault(group + " discrete" * op.discrete, set()).add(fn if group == "np" else fn.__name__)
+    for name, fn in [*METHODS.items(), *ATTRIBUTES.items()]:
+        if _spelling(fn) and _spelling(fn).startswith("np."):  # array methods (not a dict's `.values()`)
+            groups.setdefault("methods" + " discrete" * PRIMITIVES[fn].discrete, set()).add("." + name)
+    return groups
+
+
+def test_readme_lists_the_registered_functions():
+    readme, registry = _readme_lists(), _registry_lists()
+    for group in sorted(set(readme) | set(registry)):
+        listed, known = readme.get(group, set()), registry.get(group, set())
+        if group.startswith("np"):
+            listed = {_np_function(word) for word in listed}
+            name = {fn: _spelling(fn) for fn in known | listed}
+            missing, extra = {name[fn] for fn in known - listed}, {name[fn] for fn in listed - known}
+        else:
+            missing, extra = known - listed, listed - known
+        assert not missing, f"README's supported-language section does not list as {group}: {sorted(missing)}"
+        assert not extra, f"README's supported-language section lists as {group}, but the registry has not: {extra}"
+
+
+def _np_function(word: str) -> object:
+    fn = np
+    for part in word.split("."):
+        fn = getattr(fn, part)
+    return fn
