@@ -26,6 +26,7 @@ ORDER = [
     # the rule registry
     "kinds",
     "primitives",
+    "rules.pointwise",
     "rules.sequences",
     "rules.numpy",
     "rules.scalar",
