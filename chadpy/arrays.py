@@ -1,6 +1,6 @@
 """The run-time half of chadpy for NumPy arrays: array cotangents and the transposed derivatives of array primitives.
 
-Cotangent representations of an array-valued primal (DESIGN.md section 4):
+Cotangent representations of an array-valued primal (docs/design.md section 4):
 
 - `Zero`, the O(1) zero shared with the scalar/tuple runtime (`chadpy.runtime`);
 - a dense ndarray. It is NEVER mutated in place once created: generated code may put

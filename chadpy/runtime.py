@@ -1,6 +1,6 @@
 """The run-time half of chadpy: cotangent values.
 
-Cotangent representations (DESIGN.md section 4), all with O(1) zero and one-hot:
+Cotangent representations (docs/design.md section 4), all with O(1) zero and one-hot:
 
 - a float's cotangent is a float, zero `0.0`;
 - a tuple's cotangent is `Zero` or a dict {index: cotangent} holding the
