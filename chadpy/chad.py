@@ -138,7 +138,7 @@ class _Chad:
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
         run: list[Stmt] = [
-            AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, "one accumulator per call")
+            AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, comment="one accumulator per call")
         ]
         for p in params:
             if self.active(p):
@@ -461,7 +461,9 @@ class _Chad:
             always = set(_bound(primal, always=True))
             sometimes = [n for n in record.names if n in bound and n not in always]
             if sometimes:  # bound on one path only: the record still needs a value
-                iteration.insert(0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), "set on one path only"))
+                iteration.insert(
+                    0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), comment="set on one path only")
+                )
         iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
         if e.stop is not None:
             iteration.append(If(self.primal(e.stop), [Break()], []))
@@ -612,9 +614,9 @@ def _split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
         elif isinstance(s, If):
             p1, d1 = _split_defs(s.body)
             p2, d2 = _split_defs(s.orelse)
-            primal.append(If(s.test, p1, p2, s.comment))
+            primal.append(If(s.test, p1, p2, comment=s.comment))
             if d1 or d2:
-                defs.append(If(s.test, d1, d2, "the branch taken forward"))
+                defs.append(If(s.test, d1, d2, comment="the branch taken forward"))
         else:
             primal.append(s)
     return primal, defs
