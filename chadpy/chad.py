@@ -80,7 +80,7 @@ class _Chad:
         self.stage = stage
         self.layout: list[str] = []  # the variable in each slot, at the current point
         names = set(spec.types) | set(spec.fn.params)
-        self.names = NameSupply(names | {"Zero", "EArr", "add", "tuple_part"})
+        self.names = NameSupply(names)  # never a builtin's or runtime helper's name either
         self.d = self.names.fresh("d")
         self.acc = self.names.fresh("acc")
         self.slot: dict[str, int] = {}  # variable -> its slot (De Bruijn level)

@@ -6,20 +6,20 @@ Pythons). Compound statements (`def`, `if`) are laid out here, so that each part
 of the derivative can carry a comment naming the CHAD rule that produced it;
 ASTs have no comments.
 
-Outside objects (`math.cos`, a module constant, the runtime's `Zero`) get names
-in a `Namespace`, which becomes the globals of the generated module.
+Outside objects (`math.cos`, a module constant, the runtime's `add`) get names
+from `names.Globals`, which become the globals of the generated module.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import sys
 
 import gast
 
 from . import arrays, runtime
 from .errors import Loc
+from .names import Globals
 from .target import (
     AccNew,
     AccOne,
@@ -80,32 +80,16 @@ _UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
 _MODULE_ALIASES = {"numpy": "np"}
 
 
-class Namespace:
-    """Names for outside objects, never clashing with a local name of the generated code."""
-
-    def __init__(self, local_names: set[str]):
-        self.local_names = local_names
-        self.bindings: dict[str, object] = {}
-
-    def bind(self, preferred: str, obj: object) -> str:
-        preferred = re.sub(r"\W", "_", preferred).lstrip("0123456789") or "obj"  # an identifier whatever its path
-        name, k = preferred, 0
-        while name in self.local_names or (name in self.bindings and self.bindings[name] is not obj):
-            k += 1
-            name = f"{preferred}_{k}"
-        self.bindings[name] = obj
-        return name
-
-    def spell(self, obj: object, path: str) -> gast.expr:
-        """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
-        parts = path.split(".")
-        module = sys.modules.get(parts[0]) if len(parts) > 1 else None
-        if module is not None and _follow(module, parts[1:]) is obj:
-            node: gast.expr = _name(self.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
-            for attr in parts[1:]:
-                node = gast.Attribute(node, attr, gast.Load())
-            return node
-        return _name(self.bind(parts[-1], obj))
+def _spell(ns: Globals, obj: object, path: str) -> gast.expr:
+    """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
+    parts = path.split(".")
+    module = sys.modules.get(parts[0]) if len(parts) > 1 else None
+    if module is not None and _follow(module, parts[1:]) is obj:
+        node: gast.expr = _name(ns.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
+        for attr in parts[1:]:
+            node = gast.Attribute(node, attr, gast.Load())
+        return node
+    return _name(ns.bind(parts[-1], obj))
 
 
 def _follow(obj: object, attrs: list[str]) -> object:
@@ -118,11 +102,11 @@ def _name(id_: str, ctx: gast.expr_context | None = None) -> gast.Name:
     return gast.Name(id_, ctx or gast.Load(), None, None)
 
 
-def _constant(value: object, ns: Namespace) -> gast.expr:
+def _constant(value: object, ns: Globals) -> gast.expr:
     if isinstance(value, float) and math.isnan(value):
-        return ns.spell(math.nan, "math.nan")
+        return _spell(ns, math.nan, "math.nan")
     if isinstance(value, float) and math.isinf(value):
-        inf = ns.spell(math.inf, "math.inf")
+        inf = _spell(ns, math.inf, "math.inf")
         return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         # never a negative literal operand: `-2 ** 2` would mean -(2 ** 2)
@@ -130,14 +114,14 @@ def _constant(value: object, ns: Namespace) -> gast.expr:
     return gast.Constant(value, None)
 
 
-def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
+def expr_to_gast(e: Expr, ns: Globals) -> gast.expr:
     g = lambda x: expr_to_gast(x, ns)  # noqa: E731
     if isinstance(e, Name):
         return _name(e.id)
     if isinstance(e, Lit):
         return _constant(e.value, ns)
     if isinstance(e, Obj):
-        return ns.spell(e.obj, e.path)
+        return _spell(ns, e.obj, e.path)
     if isinstance(e, BinOp):
         return gast.BinOp(g(e.left), _BINOPS[e.op](), g(e.right))
     if isinstance(e, UnaryOp):
@@ -161,7 +145,7 @@ def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
     raise AssertionError(e)
 
 
-def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
+def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
     g = lambda x: expr_to_gast(x, ns)  # noqa: E731
     if isinstance(s, Assign):
         if len(s.targets) == 1:
@@ -209,7 +193,7 @@ def _unparse(node: gast.AST) -> str:
 
 
 class _Printer:
-    def __init__(self, ns: Namespace, annotate: bool):
+    def __init__(self, ns: Globals, annotate: bool):
         self.ns = ns
         self.annotate = annotate
         self.lines: list[str] = []
@@ -252,7 +236,7 @@ class _Printer:
             self.compound(s, "while True", indent)
         elif isinstance(s, Replay):
             names = ", ".join(s.names) if s.names else "_"
-            self.compound(s, f"for {names} in {self.ns.spell(reversed, 'reversed').id}({s.tape})", indent)
+            self.compound(s, f"for {names} in {_spell(self.ns, reversed, 'reversed').id}({s.tape})", indent)
         else:
             text = indent + _unparse(_simple_to_gast(s, self.ns))
             note = getattr(s, "comment", "")
@@ -266,7 +250,7 @@ class _Printer:
 def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object], dict[int, Loc]]:
     """Source text of the generated module, the bindings its names need, and the user's line each of
     its lines comes from."""
-    ns = Namespace(local_names(list(defs)))
+    ns = Globals(local_names(list(defs)))
     printer = _Printer(ns, annotate)
     for i, d in enumerate(defs):
         if i:
