@@ -250,16 +250,15 @@ class _Chad:
         """D[let x = e in ...]: e's primal, then (if x carries a cotangent) e's backpropagator."""
         e = let.expr
         target = let.target
-        loc = f"line {let.loc.lineno}: {let.loc.line.strip()}" if let.loc else ""
         if isinstance(e, ir.Case):
-            return [self.case(e, target, depth, bp, loc)]
+            return [self.case(e, target, depth, bp)]
         if isinstance(e, ir.Loop):
-            return self.loop(e, target, depth, bp, loc)
+            return self.loop(e, target, depth, bp)
         if isinstance(e, ir.Call):
-            return self.call(e, target, depth, bp, loc)
+            return self.call(e, target, depth, bp)
         if isinstance(e, ir.Apply):
-            return self.apply(e, target, depth, bp, loc)
-        primal = Assign(_targets(target), self.primal_expr(e), comment=loc)
+            return self.apply(e, target, depth, bp)
+        primal = Assign(_targets(target), self.primal_expr(e))
         if bp is None:
             return [primal]
         try:
@@ -363,7 +362,7 @@ class _Chad:
             saves.append(Assign([key.id], index % call(len, x)))
         return "a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
-    def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> If:
+    def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None) -> If:
         """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
         branches = []
         for block, label in ((e.then, "then"), (e.orelse, "else")):
@@ -380,7 +379,7 @@ class _Chad:
                 )
             fwd.append(Assign(_targets(target), self.primal(block.result)))
             branches.append(fwd)
-        return If(self.primal(e.cond), branches[0], branches[1], comment=f"D[case]: {loc}" if bp else loc)
+        return If(self.primal(e.cond), branches[0], branches[1], comment="D[case]" if bp else "")
 
     def prim(self, e: ir.Prim, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
         """D[op(x1..xn)]: Dop^t(x1..xn; d), each part added into its argument's slot."""
@@ -429,12 +428,12 @@ class _Chad:
             return True
         return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k)
 
-    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[loop]: run the iterations forward, recording each one's primal values on a tape;
         the backpropagator replays the tape newest first, running one iteration's
         backpropagator per record (iteratively: no recursion, whatever the trip count)."""
         state = e.state
-        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]), comment=loc)]
+        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]))]
         tape = self.names.fresh("tape") if bp is not None else None
         if tape is not None:
             fwd.append(Assign([tape], ListX([]), comment="one record per iteration"))
@@ -507,7 +506,7 @@ class _Chad:
         fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape", env=self.env(depth)))
         return fwd
 
-    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
         args = [self.primal(a) for a in e.args]
         callee = self.spec.callees.get(id(e))
@@ -518,11 +517,11 @@ class _Chad:
             params = list(inspect.signature(fn).parameters.values())
             positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
             keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
-            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords), comment=loc)]
+            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords))]
         rule = "the callee's backpropagator gives its arguments' cotangents"
-        return self.invoke(callee, e.args, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+        return self.invoke(callee, e.args, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
 
-    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
         the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
         callee = self.spec.callees[id(e)]
@@ -544,7 +543,7 @@ class _Chad:
             if lifted
             else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
         )
-        return self.invoke(callee, atoms, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+        return self.invoke(callee, atoms, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
 
     def invoke(
         self,
@@ -554,14 +553,13 @@ class _Chad:
         target: str | tuple[str, ...],
         depth: int,
         bp: str | None,
-        loc: str,
         comment: str,
     ) -> list[Stmt]:
         """Call a specialisation's CHAD form; its pullback's cotangents go to `atoms`' slots
         (an (f, k) pair: into component k of function value f's, where a default came from)."""
         pullback = self.names.fresh("_".join(_targets(target)) + "_pullback") if bp is not None else "_"
         result = self.names.fresh("result") if isinstance(target, tuple) else target
-        out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args), comment=loc)]
+        out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args))]
         if isinstance(target, tuple):
             out.append(Assign(list(target), Name(result)))
         if bp is None:
@@ -614,9 +612,9 @@ def _split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
         elif isinstance(s, If):
             p1, d1 = _split_defs(s.body)
             p2, d2 = _split_defs(s.orelse)
-            primal.append(If(s.test, p1, p2, comment=s.comment))
+            primal.append(If(s.test, p1, p2, comment=s.comment, loc=s.loc))
             if d1 or d2:
-                defs.append(If(s.test, d1, d2, comment="the branch taken forward"))
+                defs.append(If(s.test, d1, d2, comment="the branch taken forward", loc=s.loc))
         else:
             primal.append(s)
     return primal, defs

@@ -3,8 +3,8 @@
 Simple statements and all expressions are built as gast nodes and printed with
 `gast.unparse` (astor cannot print every construct and does not run on newer
 Pythons). Compound statements (`def`, `if`) are laid out here, so that each part
-of the derivative can carry a comment naming the CHAD rule that produced it;
-ASTs have no comments.
+of the derivative can carry a comment naming the CHAD rule that produced it, and
+each run of statements the user's line it comes from; ASTs have no comments.
 
 Outside objects (`math.cos`, a module constant, the runtime's `add`) get names
 from `names.Globals`, which become the globals of the generated module.
@@ -12,8 +12,10 @@ from `names.Globals`, which become the globals of the generated module.
 
 from __future__ import annotations
 
+import io
 import math
 import sys
+import tokenize
 
 import gast
 
@@ -78,6 +80,7 @@ _CMPOPS = {
 }
 _UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
 _MODULE_ALIASES = {"numpy": "np"}
+_WIDTH = 110  # a comment longer than fits before this column goes on its own line above
 
 
 def _spell(ns: Globals, obj: object, path: str) -> gast.expr:
@@ -188,11 +191,28 @@ def _accumulate(name: str, value: Expr) -> Expr:
     return CallX(Obj(runtime.add, "add"), [Name(name), value])
 
 
+def _code_of(line: str) -> str:
+    """A line of the user's source without its indentation and its comment."""
+    line = line.strip()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT:
+                return line[: token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):  # the first line of a longer statement
+        pass
+    return line
+
+
 def _unparse(node: gast.AST) -> str:
     return gast.unparse(gast.fix_missing_locations(node)).strip()
 
 
 class _Printer:
+    """Lays out statements. A run of statements from one line of the user's code gets that line as
+    one comment above it (`# line 12: y = x * x`; at the end of the line of a run of one), shown
+    again only where the run is interrupted. A statement's own comment (the rule or note that made
+    it) goes at the end of its line if it fits, above it otherwise (a function's always above)."""
+
     def __init__(self, ns: Globals, annotate: bool):
         self.ns = ns
         self.annotate = annotate
@@ -203,48 +223,59 @@ class _Printer:
         if self.annotate and text:
             self.lines.append(f"{indent}# {text}")
 
-    def emit(self, s: Stmt, line: str) -> None:
-        """Print a statement's (first) line, remembering which line of the user's code it comes from."""
+    def emit(self, s: Stmt, text: str, indent: str, note: str | None = None) -> None:
+        """Print a statement's (first) line with its comment (or `note`), remembering which line of
+        the user's code it comes from."""
+        note = s.comment if note is None else note
+        if self.annotate and note and not isinstance(s, Def) and len(indent + text + note) < _WIDTH:
+            text += "  # " + note
+        else:
+            self.comment(note, indent)
         if s.loc is not None:
             self.origins[len(self.lines) + 1] = s.loc
-        self.lines.append(line)
+        self.lines.append(indent + text)
 
-    def stmts(self, stmts: list[Stmt], indent: str) -> None:
+    def stmts(self, stmts: list[Stmt], indent: str, shown: tuple[Loc, ...] = ()) -> None:
+        """`shown`: the user's lines announced above, innermost last (a statement of one of them
+        continues it without a new comment)."""
         if not stmts:
             self.lines.append(indent + "pass")
-        for s in stmts:
-            self.stmt(s, indent)
+        current = shown[-1] if shown else None
+        for i, s in enumerate(stmts):
+            note = None
+            if s.loc is not None and s.loc != current and s.loc not in shown:
+                line = f"line {s.loc.lineno}: {_code_of(s.loc.line)}"
+                alone = i + 1 == len(stmts) or stmts[i + 1].loc != s.loc
+                if alone and not s.comment and not s.bodies():
+                    note = line  # a line's only statement: its comment at the end
+                else:
+                    self.comment(line, indent)
+            current = s.loc
+            self.stmt(s, indent, shown + (s.loc,) if s.loc is not None and s.loc not in shown else shown, note)
 
-    def compound(self, s: Stmt, header: str, indent: str) -> None:
-        """`header:` then the statement's body, with the statement's comment above."""
-        self.comment(s.comment, indent)
-        self.emit(s, f"{indent}{header}:")
-        self.stmts(s.body, indent + "    ")
-
-    def stmt(self, s: Stmt, indent: str) -> None:
+    def stmt(self, s: Stmt, indent: str, shown: tuple[Loc, ...], note: str | None = None) -> None:
         g = lambda e: _unparse(expr_to_gast(e, self.ns))  # noqa: E731
+        inner = indent + "    "
         if isinstance(s, Def):
-            self.compound(s, f"def {s.name}({', '.join(s.params)})", indent)
+            self.emit(s, f"def {s.name}({', '.join(s.params)}):", indent)
         elif isinstance(s, If):
-            self.compound(s, f"if {g(s.test)}", indent)
+            self.emit(s, f"if {g(s.test)}:", indent)
             if s.orelse:
+                self.stmts(s.body, inner, shown)
                 self.lines.append(f"{indent}else:")
-                self.stmts(s.orelse, indent + "    ")
+                self.stmts(s.orelse, inner, shown)
+                return
         elif isinstance(s, For):
-            self.compound(s, f"for {s.target} in {g(s.iter)}", indent)
+            self.emit(s, f"for {s.target} in {g(s.iter)}:", indent)
         elif isinstance(s, While):
-            self.compound(s, "while True", indent)
+            self.emit(s, "while True:", indent)
         elif isinstance(s, Replay):
             names = ", ".join(s.names) if s.names else "_"
-            self.compound(s, f"for {names} in {_spell(self.ns, reversed, 'reversed').id}({s.tape})", indent)
+            self.emit(s, f"for {names} in {_spell(self.ns, reversed, 'reversed').id}({s.tape}):", indent)
         else:
-            text = indent + _unparse(_simple_to_gast(s, self.ns))
-            note = getattr(s, "comment", "")
-            if self.annotate and note and len(text) + len(note) < 110:
-                text += "  # " + note
-            elif note:
-                self.comment(note, indent)
-            self.emit(s, text)
+            self.emit(s, _unparse(_simple_to_gast(s, self.ns)), indent, note)
+            return
+        self.stmts(s.body, inner, shown)
 
 
 def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object], dict[int, Loc]]:
@@ -256,5 +287,5 @@ def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, obj
         if i:
             printer.lines.append("")
             printer.lines.append("")
-        printer.stmt(d, "")
+        printer.stmts([d], "")
     return "\n".join(printer.lines) + "\n", ns.bindings, printer.origins

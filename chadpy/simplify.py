@@ -135,7 +135,7 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                         mapping[param] = arg.id
                     else:  # e.g. a tuple cotangent {0: da, 1: db}: d_a_b, for `a, b = ...`
                         ct = "d_" + name.removesuffix("_bp")
-                        out.append(Assign([ct], arg, comment=s.comment, loc=s.loc))
+                        out.append(Assign([ct], arg, comment=s.comment, loc=d.loc or s.loc))
                         mapping[param] = ct
                 out.extend(expand(rename(d.body, mapping)))
             elif isinstance(s, Def) and s.name in inlinable:
