@@ -19,7 +19,7 @@ import tokenize
 
 import gast
 
-from . import arrays, runtime
+from . import runtime
 from .errors import Loc
 from .names import Globals
 from .target import (
@@ -159,7 +159,9 @@ def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
     if isinstance(s, Accum):
         if s.real:
             return gast.AugAssign(_name(s.name, gast.Store()), gast.Add(), g(s.value))
-        return gast.Assign([_name(s.name, gast.Store())], g(_accumulate(s.name, s.value)), None)
+        return gast.Assign(
+            [_name(s.name, gast.Store())], g(CallX(Obj(runtime.add, "add"), [Name(s.name), s.value])), None
+        )
     if isinstance(s, Return):
         return gast.Return(g(s.value))
     if isinstance(s, Do):
@@ -180,15 +182,6 @@ def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
     if isinstance(s, AccPop):
         return gast.Assign([_name(s.ct, gast.Store())], g(CallX(Attr(Name(s.acc), "pop"), [Lit(s.slot)])), None)
     raise AssertionError(s)
-
-
-def _accumulate(name: str, value: Expr) -> Expr:
-    """`add(name, value)`; a one-hot value is added in place instead of being built first."""
-    if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
-        return CallX(Obj(runtime.add_at, "add_at"), [Name(name), value.keys[0], value.values[0]])
-    if isinstance(value, CallX) and isinstance(value.func, Obj) and value.func.obj is arrays.index_ct:
-        return CallX(Obj(arrays.add_index, "add_index"), [Name(name), *value.args])
-    return CallX(Obj(runtime.add, "add"), [Name(name), value])
 
 
 def _code_of(line: str) -> str:

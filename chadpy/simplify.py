@@ -12,7 +12,9 @@ Python function, these passes are safe and turn it into straight adjoint code:
 4. `propagate_zeros`: `dz = 0.0` followed by `dz += e` becomes `dz = e`.
 5. `propagate_copies`: `dw = dr` with both never changed again: read `dr` instead.
 6. `remove_dead_cotangents`: cotangents nobody reads are not computed.
-7. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
+7. `tidy` (`tidy.py`): no empty branches, one-hot contributions added in place, no
+   `unbroadcast` where the shapes cannot differ.
+8. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
 
 The primal statements are never touched: the forward pass runs exactly the
 user's operations, in the user's order.
@@ -48,16 +50,20 @@ from .target import (
     walk,
     with_bodies,
 )
+from .tidy import tidy
+from .vtypes import VType
 
 
-def simplify(fn: Def) -> Def:
+def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
+    """The simplified form of a CHAD-transformed function (`types`: its variables', for `tidy`)."""
     body = hoist_case_backpropagators(fn.body)
     body = inline_backpropagators(body)
     body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
     body = _in_defs(body, propagate_zeros)
     body = _in_defs(body, propagate_copies)
     body = _in_defs(body, remove_dead_cotangents)
-    return trim_tapes(replace(fn, body=body))
+    fn = tidy(replace(fn, body=body), types)
+    return trim_tapes(replace(fn, body=_in_defs(fn.body, propagate_copies)))  # tidy's
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
@@ -276,7 +282,7 @@ def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
     return out
 
 
-# ------------------------------------------------------------------ 7. tapes
+# ------------------------------------------------------------------ 8. tapes
 
 
 def trim_tapes(fn: Def) -> Def:
