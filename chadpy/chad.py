@@ -104,6 +104,11 @@ class _Chad:
         self.max_depth = max(self.max_depth, depth + 1)
         return depth
 
+    def cotangent_name(self, atom: ir.Atom | tuple) -> str:
+        """A fresh name for the part of an argument's cotangent one rule computes, after the
+        variable it belongs to (`dscale_part`; an (f, k) pair: a part of function value f's)."""
+        return self.names.fresh(f"d{_plain(atom[0] if isinstance(atom, tuple) else atom)}_part")
+
     def env(self, depth: int) -> tuple[str, ...]:
         """Γ at a point of depth `depth`: the variable in each slot."""
         return tuple(self.layout[:depth])
@@ -564,7 +569,7 @@ class _Chad:
             out.append(Assign(list(target), Name(result)))
         if bp is None:
             return out
-        parts = [self.names.fresh("ct") if is_active(t) else "_" for t in callee.sig]
+        parts = [self.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
         body: list[Stmt] = [_unpack(parts, CallX(Name(pullback), [Name(self.d)]))]
         for a, p in zip(atoms, parts):
             if p != "_" and isinstance(a, tuple):

@@ -58,12 +58,13 @@ def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     """The simplified form of a CHAD-transformed function (`types`: its variables', for `tidy`)."""
     body = hoist_case_backpropagators(fn.body)
     body = inline_backpropagators(body)
+    slots = frozenset(s.ct for s in walk(body) if isinstance(s, (AccPush, AccOne, AccPop)))
     body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
     body = _in_defs(body, propagate_zeros)
-    body = _in_defs(body, propagate_copies)
+    body = _in_defs(body, lambda b: propagate_copies(b, slots))
     body = _in_defs(body, remove_dead_cotangents)
     fn = tidy(replace(fn, body=body), types)
-    return trim_tapes(replace(fn, body=_in_defs(fn.body, propagate_copies)))  # tidy's
+    return trim_tapes(replace(fn, body=_in_defs(fn.body, lambda b: propagate_copies(b, slots))))  # tidy's
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
@@ -169,7 +170,7 @@ def localize_accumulator(run: Def) -> Def:
             if isinstance(s, AccPush):
                 out.append(Assign([s.ct], s.zero, comment=s.comment, loc=s.loc))
             elif isinstance(s, AccOne):
-                out.append(Accum(s.ct, s.value, s.real, comment=s.comment, loc=s.loc))
+                out.append(Accum(s.ct, s.value, s.real, loc=s.loc))  # `D[x]`: its name says it
             elif isinstance(s, AccPop):
                 continue  # the local already holds the total
             else:
@@ -210,7 +211,7 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
                 continue
             nxt = out[later[k]]
             if isinstance(nxt, Accum) and nxt.name == v and v not in expr_names(nxt.value):
-                out[later[k]] = Assign([v], nxt.value, comment=nxt.comment or s.comment, loc=nxt.loc)
+                out[later[k]] = Assign([v], nxt.value, comment=nxt.comment, loc=nxt.loc)
                 keep[i] = False
     return [s for s, k in zip(out, keep) if k]
 
@@ -218,20 +219,27 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
 # ------------------------------------------------------------------ 5. copies
 
 
-def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
-    """Drop `v = u` where both are assigned once and never accumulated into: read u for v."""
+def propagate_copies(stmts: list[Stmt], slots: frozenset[str] = frozenset()) -> list[Stmt]:
+    """Drop `v = u` where both are assigned once and never accumulated into: read u for v (or,
+    when v is a variable's cotangent (in `slots`) and u a temporary, call u's value v)."""
     assigned = Counter(t for s in walk(stmts) if isinstance(s, Assign) for t in s.targets)
     for s in walk(stmts):  # a replayed record is assigned once per iteration: never a fixed copy
         if isinstance(s, Replay):
             assigned.update(s.names + s.names)
     accumulated = {s.name for s in walk(stmts) if isinstance(s, Accum)}
     fixed = {v for v, n in assigned.items() if n == 1 and v not in accumulated}
-    mapping = {}
+    mapping: dict[str, str] = {}
+    copies: set[int] = set()  # the copies dropped
     for s in walk(stmts):
         if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, Name):
             v, u = s.targets[0], s.value.id
-            if v in fixed and (u in fixed or u not in assigned and u not in accumulated):
+            if v in fixed and u in fixed and v in slots and u not in slots and u not in mapping:
+                mapping[u] = v
+            elif v in fixed and (u in fixed or u not in assigned and u not in accumulated):
                 mapping[v] = mapping.get(u, u)
+            else:
+                continue
+            copies.add(id(s))
     if not mapping:
         return stmts
     for v in mapping:  # chains: v -> u -> w
@@ -239,12 +247,7 @@ def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
             mapping[v] = mapping[mapping[v]]
 
     def drop(body: list[Stmt]) -> list[Stmt]:
-        out = []
-        for s in body:
-            if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in mapping:
-                continue
-            out.append(_nested(s, drop))
-        return out
+        return [_nested(s, drop) for s in body if id(s) not in copies]
 
     return rename(drop(stmts), mapping)
 
