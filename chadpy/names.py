@@ -2,10 +2,10 @@
 
 A fresh name never equals a name the user's code mentions, and never shadows a Python
 builtin or a runtime helper the generated code calls (`sum`, `pow`, `add`): a temporary
-named after such an operation gets a readable stand-in (`total`, `power`, `added`). The
-user's own variables keep their names, whatever they are; a temporary named like a builtin
-without a stand-in is numbered (`next_1`). `Globals` names the outside
-objects a generated module reads (its globals), after its local names are known.
+named after such an operation gets a readable stand-in (`total`, `power`, `added`), or else
+a number (`next_1`). The user's own variables keep their names, whatever they are. `Globals`
+names the outside objects a generated module reads (its globals), after its local names are
+known; `numbered` names specialisations (`f_chad`, `f_chad_1`).
 """
 
 from __future__ import annotations
