@@ -112,7 +112,7 @@ def _generate_source(
     if not stage.state_passing:
         defs = [return_environment_vectors(d, stage.environment) for d in defs]
     if simplify and stage.simplifiable:
-        defs = [simplify_def(d) for d in defs]
+        defs = [simplify_def(d, s.types) for d, s in zip(defs, specs)]
     source, bindings, origins = generate(defs, annotate)
     return Generated(source, bindings, entry, watch, origins)
 

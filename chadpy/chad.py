@@ -80,7 +80,7 @@ class _Chad:
         self.stage = stage
         self.layout: list[str] = []  # the variable in each slot, at the current point
         names = set(spec.types) | set(spec.fn.params)
-        self.names = NameSupply(names | {"Zero", "EArr", "add", "tuple_part"})
+        self.names = NameSupply(names)  # never a builtin's or runtime helper's name either
         self.d = self.names.fresh("d")
         self.acc = self.names.fresh("acc")
         self.slot: dict[str, int] = {}  # variable -> its slot (De Bruijn level)
@@ -103,6 +103,11 @@ class _Chad:
         self.ct[var] = self.names.fresh("d" + var)
         self.max_depth = max(self.max_depth, depth + 1)
         return depth
+
+    def cotangent_name(self, atom: ir.Atom | tuple) -> str:
+        """A fresh name for the part of an argument's cotangent one rule computes, after the
+        variable it belongs to (`dscale_part`; an (f, k) pair: a part of function value f's)."""
+        return self.names.fresh(f"d{_plain(atom[0] if isinstance(atom, tuple) else atom)}_part")
 
     def env(self, depth: int) -> tuple[str, ...]:
         """Γ at a point of depth `depth`: the variable in each slot."""
@@ -138,7 +143,7 @@ class _Chad:
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
         run: list[Stmt] = [
-            AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, "one accumulator per call")
+            AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, comment="one accumulator per call")
         ]
         for p in params:
             if self.active(p):
@@ -250,16 +255,15 @@ class _Chad:
         """D[let x = e in ...]: e's primal, then (if x carries a cotangent) e's backpropagator."""
         e = let.expr
         target = let.target
-        loc = f"line {let.loc.lineno}: {let.loc.line.strip()}" if let.loc else ""
         if isinstance(e, ir.Case):
-            return [self.case(e, target, depth, bp, loc)]
+            return [self.case(e, target, depth, bp)]
         if isinstance(e, ir.Loop):
-            return self.loop(e, target, depth, bp, loc)
+            return self.loop(e, target, depth, bp)
         if isinstance(e, ir.Call):
-            return self.call(e, target, depth, bp, loc)
+            return self.call(e, target, depth, bp)
         if isinstance(e, ir.Apply):
-            return self.apply(e, target, depth, bp, loc)
-        primal = Assign(_targets(target), self.primal_expr(e), comment=loc)
+            return self.apply(e, target, depth, bp)
+        primal = Assign(_targets(target), self.primal_expr(e))
         if bp is None:
             return [primal]
         try:
@@ -364,7 +368,7 @@ class _Chad:
             saves.append(Assign([key.id], index % call(len, x)))
         return "a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
-    def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> If:
+    def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None) -> If:
         """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
         branches = []
         for block, label in ((e.then, "then"), (e.orelse, "else")):
@@ -381,7 +385,7 @@ class _Chad:
                 )
             fwd.append(Assign(_targets(target), self.primal(block.result)))
             branches.append(fwd)
-        return If(self.primal(e.cond), branches[0], branches[1], comment=f"D[case]: {loc}" if bp else loc)
+        return If(self.primal(e.cond), branches[0], branches[1], comment="D[case]" if bp else "")
 
     def prim(self, e: ir.Prim, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
         """D[op(x1..xn)]: Dop^t(x1..xn; d), each part added into its argument's slot."""
@@ -430,12 +434,12 @@ class _Chad:
             return True
         return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k)
 
-    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[loop]: run the iterations forward, recording each one's primal values on a tape;
         the backpropagator replays the tape newest first, running one iteration's
         backpropagator per record (iteratively: no recursion, whatever the trip count)."""
         state = e.state
-        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]), comment=loc)]
+        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]))]
         tape = self.names.fresh("tape") if bp is not None else None
         if tape is not None:
             fwd.append(Assign([tape], ListX([]), comment="one record per iteration"))
@@ -462,7 +466,9 @@ class _Chad:
             always = set(_bound(primal, always=True))
             sometimes = [n for n in record.names if n in bound and n not in always]
             if sometimes:  # bound on one path only: the record still needs a value
-                iteration.insert(0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), "set on one path only"))
+                iteration.insert(
+                    0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), comment="set on one path only")
+                )
         iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
         if e.stop is not None:
             iteration.append(If(self.primal(e.stop), [Break()], []))
@@ -506,7 +512,7 @@ class _Chad:
         fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape", env=self.env(depth)))
         return fwd
 
-    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
         args = [self.primal(a) for a in e.args]
         callee = self.spec.callees.get(id(e))
@@ -517,11 +523,11 @@ class _Chad:
             params = list(inspect.signature(fn).parameters.values())
             positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
             keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
-            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords), comment=loc)]
+            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords))]
         rule = "the callee's backpropagator gives its arguments' cotangents"
-        return self.invoke(callee, e.args, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+        return self.invoke(callee, e.args, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
 
-    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None, loc: str) -> list[Stmt]:
+    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
         the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
         callee = self.spec.callees[id(e)]
@@ -543,7 +549,7 @@ class _Chad:
             if lifted
             else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
         )
-        return self.invoke(callee, atoms, args, target, depth, bp, loc, f"D[{ir.format_expr(e, '')}]: {rule}")
+        return self.invoke(callee, atoms, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
 
     def invoke(
         self,
@@ -553,19 +559,18 @@ class _Chad:
         target: str | tuple[str, ...],
         depth: int,
         bp: str | None,
-        loc: str,
         comment: str,
     ) -> list[Stmt]:
         """Call a specialisation's CHAD form; its pullback's cotangents go to `atoms`' slots
         (an (f, k) pair: into component k of function value f's, where a default came from)."""
         pullback = self.names.fresh("_".join(_targets(target)) + "_pullback") if bp is not None else "_"
         result = self.names.fresh("result") if isinstance(target, tuple) else target
-        out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args), comment=loc)]
+        out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args))]
         if isinstance(target, tuple):
             out.append(Assign(list(target), Name(result)))
         if bp is None:
             return out
-        parts = [self.names.fresh("ct") if is_active(t) else "_" for t in callee.sig]
+        parts = [self.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
         body: list[Stmt] = [_unpack(parts, CallX(Name(pullback), [Name(self.d)]))]
         for a, p in zip(atoms, parts):
             if p != "_" and isinstance(a, tuple):
@@ -613,9 +618,9 @@ def _split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
         elif isinstance(s, If):
             p1, d1 = _split_defs(s.body)
             p2, d2 = _split_defs(s.orelse)
-            primal.append(If(s.test, p1, p2, s.comment))
+            primal.append(If(s.test, p1, p2, comment=s.comment, loc=s.loc))
             if d1 or d2:
-                defs.append(If(s.test, d1, d2, "the branch taken forward"))
+                defs.append(If(s.test, d1, d2, comment="the branch taken forward", loc=s.loc))
         else:
             primal.append(s)
     return primal, defs

@@ -3,23 +3,25 @@
 Simple statements and all expressions are built as gast nodes and printed with
 `gast.unparse` (astor cannot print every construct and does not run on newer
 Pythons). Compound statements (`def`, `if`) are laid out here, so that each part
-of the derivative can carry a comment naming the CHAD rule that produced it;
-ASTs have no comments.
+of the derivative can carry a comment naming the CHAD rule that produced it, and
+each run of statements the user's line it comes from; ASTs have no comments.
 
-Outside objects (`math.cos`, a module constant, the runtime's `Zero`) get names
-in a `Namespace`, which becomes the globals of the generated module.
+Outside objects (`math.cos`, a module constant, the runtime's `add`) get names
+from `names.Globals`, which become the globals of the generated module.
 """
 
 from __future__ import annotations
 
+import io
 import math
-import re
 import sys
+import tokenize
 
 import gast
 
-from . import arrays, runtime
+from . import runtime
 from .errors import Loc
+from .names import Globals
 from .target import (
     AccNew,
     AccOne,
@@ -78,34 +80,19 @@ _CMPOPS = {
 }
 _UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
 _MODULE_ALIASES = {"numpy": "np"}
+_WIDTH = 110  # a comment longer than fits before this column goes on its own line above
 
 
-class Namespace:
-    """Names for outside objects, never clashing with a local name of the generated code."""
-
-    def __init__(self, local_names: set[str]):
-        self.local_names = local_names
-        self.bindings: dict[str, object] = {}
-
-    def bind(self, preferred: str, obj: object) -> str:
-        preferred = re.sub(r"\W", "_", preferred).lstrip("0123456789") or "obj"  # an identifier whatever its path
-        name, k = preferred, 0
-        while name in self.local_names or (name in self.bindings and self.bindings[name] is not obj):
-            k += 1
-            name = f"{preferred}_{k}"
-        self.bindings[name] = obj
-        return name
-
-    def spell(self, obj: object, path: str) -> gast.expr:
-        """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
-        parts = path.split(".")
-        module = sys.modules.get(parts[0]) if len(parts) > 1 else None
-        if module is not None and _follow(module, parts[1:]) is obj:
-            node: gast.expr = _name(self.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
-            for attr in parts[1:]:
-                node = gast.Attribute(node, attr, gast.Load())
-            return node
-        return _name(self.bind(parts[-1], obj))
+def _spell(ns: Globals, obj: object, path: str) -> gast.expr:
+    """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
+    parts = path.split(".")
+    module = sys.modules.get(parts[0]) if len(parts) > 1 else None
+    if module is not None and _follow(module, parts[1:]) is obj:
+        node: gast.expr = _name(ns.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
+        for attr in parts[1:]:
+            node = gast.Attribute(node, attr, gast.Load())
+        return node
+    return _name(ns.bind(parts[-1], obj))
 
 
 def _follow(obj: object, attrs: list[str]) -> object:
@@ -118,11 +105,11 @@ def _name(id_: str, ctx: gast.expr_context | None = None) -> gast.Name:
     return gast.Name(id_, ctx or gast.Load(), None, None)
 
 
-def _constant(value: object, ns: Namespace) -> gast.expr:
+def _constant(value: object, ns: Globals) -> gast.expr:
     if isinstance(value, float) and math.isnan(value):
-        return ns.spell(math.nan, "math.nan")
+        return _spell(ns, math.nan, "math.nan")
     if isinstance(value, float) and math.isinf(value):
-        inf = ns.spell(math.inf, "math.inf")
+        inf = _spell(ns, math.inf, "math.inf")
         return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         # never a negative literal operand: `-2 ** 2` would mean -(2 ** 2)
@@ -130,14 +117,14 @@ def _constant(value: object, ns: Namespace) -> gast.expr:
     return gast.Constant(value, None)
 
 
-def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
+def expr_to_gast(e: Expr, ns: Globals) -> gast.expr:
     g = lambda x: expr_to_gast(x, ns)  # noqa: E731
     if isinstance(e, Name):
         return _name(e.id)
     if isinstance(e, Lit):
         return _constant(e.value, ns)
     if isinstance(e, Obj):
-        return ns.spell(e.obj, e.path)
+        return _spell(ns, e.obj, e.path)
     if isinstance(e, BinOp):
         return gast.BinOp(g(e.left), _BINOPS[e.op](), g(e.right))
     if isinstance(e, UnaryOp):
@@ -161,7 +148,7 @@ def expr_to_gast(e: Expr, ns: Namespace) -> gast.expr:
     raise AssertionError(e)
 
 
-def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
+def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
     g = lambda x: expr_to_gast(x, ns)  # noqa: E731
     if isinstance(s, Assign):
         if len(s.targets) == 1:
@@ -172,7 +159,9 @@ def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
     if isinstance(s, Accum):
         if s.real:
             return gast.AugAssign(_name(s.name, gast.Store()), gast.Add(), g(s.value))
-        return gast.Assign([_name(s.name, gast.Store())], g(_accumulate(s.name, s.value)), None)
+        return gast.Assign(
+            [_name(s.name, gast.Store())], g(CallX(Obj(runtime.add, "add"), [Name(s.name), s.value])), None
+        )
     if isinstance(s, Return):
         return gast.Return(g(s.value))
     if isinstance(s, Do):
@@ -195,13 +184,16 @@ def _simple_to_gast(s: Stmt, ns: Namespace) -> gast.stmt:
     raise AssertionError(s)
 
 
-def _accumulate(name: str, value: Expr) -> Expr:
-    """`add(name, value)`; a one-hot value is added in place instead of being built first."""
-    if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
-        return CallX(Obj(runtime.add_at, "add_at"), [Name(name), value.keys[0], value.values[0]])
-    if isinstance(value, CallX) and isinstance(value.func, Obj) and value.func.obj is arrays.index_ct:
-        return CallX(Obj(arrays.add_index, "add_index"), [Name(name), *value.args])
-    return CallX(Obj(runtime.add, "add"), [Name(name), value])
+def _code_of(line: str) -> str:
+    """A line of the user's source without its indentation and its comment."""
+    line = line.strip()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line).readline):
+            if token.type == tokenize.COMMENT:
+                return line[: token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):  # the first line of a longer statement
+        pass
+    return line
 
 
 def _unparse(node: gast.AST) -> str:
@@ -209,7 +201,12 @@ def _unparse(node: gast.AST) -> str:
 
 
 class _Printer:
-    def __init__(self, ns: Namespace, annotate: bool):
+    """Lays out statements. A run of statements from one line of the user's code gets that line as
+    one comment above it (`# line 12: y = x * x`; at the end of the line of a run of one), shown
+    again only where the run is interrupted. A statement's own comment (the rule or note that made
+    it) goes at the end of its line if it fits, above it otherwise (a function's always above)."""
+
+    def __init__(self, ns: Globals, annotate: bool):
         self.ns = ns
         self.annotate = annotate
         self.lines: list[str] = []
@@ -219,58 +216,69 @@ class _Printer:
         if self.annotate and text:
             self.lines.append(f"{indent}# {text}")
 
-    def emit(self, s: Stmt, line: str) -> None:
-        """Print a statement's (first) line, remembering which line of the user's code it comes from."""
+    def emit(self, s: Stmt, text: str, indent: str, note: str | None = None) -> None:
+        """Print a statement's (first) line with its comment (or `note`), remembering which line of
+        the user's code it comes from."""
+        note = s.comment if note is None else note
+        if self.annotate and note and not isinstance(s, Def) and len(indent + text + note) < _WIDTH:
+            text += "  # " + note
+        else:
+            self.comment(note, indent)
         if s.loc is not None:
             self.origins[len(self.lines) + 1] = s.loc
-        self.lines.append(line)
+        self.lines.append(indent + text)
 
-    def stmts(self, stmts: list[Stmt], indent: str) -> None:
+    def stmts(self, stmts: list[Stmt], indent: str, shown: tuple[Loc, ...] = ()) -> None:
+        """`shown`: the user's lines announced above, innermost last (a statement of one of them
+        continues it without a new comment)."""
         if not stmts:
             self.lines.append(indent + "pass")
-        for s in stmts:
-            self.stmt(s, indent)
+        current = shown[-1] if shown else None
+        for i, s in enumerate(stmts):
+            note = None
+            if s.loc is not None and s.loc != current and s.loc not in shown:
+                line = f"line {s.loc.lineno}: {_code_of(s.loc.line)}"
+                alone = i + 1 == len(stmts) or stmts[i + 1].loc != s.loc
+                if alone and not s.comment and not s.bodies():
+                    note = line  # a line's only statement: its comment at the end
+                else:
+                    self.comment(line, indent)
+            current = s.loc
+            self.stmt(s, indent, shown + (s.loc,) if s.loc is not None and s.loc not in shown else shown, note)
 
-    def compound(self, s: Stmt, header: str, indent: str) -> None:
-        """`header:` then the statement's body, with the statement's comment above."""
-        self.comment(s.comment, indent)
-        self.emit(s, f"{indent}{header}:")
-        self.stmts(s.body, indent + "    ")
-
-    def stmt(self, s: Stmt, indent: str) -> None:
+    def stmt(self, s: Stmt, indent: str, shown: tuple[Loc, ...], note: str | None = None) -> None:
         g = lambda e: _unparse(expr_to_gast(e, self.ns))  # noqa: E731
+        inner = indent + "    "
         if isinstance(s, Def):
-            self.compound(s, f"def {s.name}({', '.join(s.params)})", indent)
+            self.emit(s, f"def {s.name}({', '.join(s.params)}):", indent)
         elif isinstance(s, If):
-            self.compound(s, f"if {g(s.test)}", indent)
+            self.emit(s, f"if {g(s.test)}:", indent)
             if s.orelse:
+                self.stmts(s.body, inner, shown)
                 self.lines.append(f"{indent}else:")
-                self.stmts(s.orelse, indent + "    ")
+                self.stmts(s.orelse, inner, shown)
+                return
         elif isinstance(s, For):
-            self.compound(s, f"for {s.target} in {g(s.iter)}", indent)
+            self.emit(s, f"for {s.target} in {g(s.iter)}:", indent)
         elif isinstance(s, While):
-            self.compound(s, "while True", indent)
+            self.emit(s, "while True:", indent)
         elif isinstance(s, Replay):
             names = ", ".join(s.names) if s.names else "_"
-            self.compound(s, f"for {names} in {self.ns.spell(reversed, 'reversed').id}({s.tape})", indent)
+            self.emit(s, f"for {names} in {_spell(self.ns, reversed, 'reversed').id}({s.tape}):", indent)
         else:
-            text = indent + _unparse(_simple_to_gast(s, self.ns))
-            note = getattr(s, "comment", "")
-            if self.annotate and note and len(text) + len(note) < 110:
-                text += "  # " + note
-            elif note:
-                self.comment(note, indent)
-            self.emit(s, text)
+            self.emit(s, _unparse(_simple_to_gast(s, self.ns)), indent, note)
+            return
+        self.stmts(s.body, inner, shown)
 
 
 def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object], dict[int, Loc]]:
     """Source text of the generated module, the bindings its names need, and the user's line each of
     its lines comes from."""
-    ns = Namespace(local_names(list(defs)))
+    ns = Globals(local_names(list(defs)))
     printer = _Printer(ns, annotate)
     for i, d in enumerate(defs):
         if i:
             printer.lines.append("")
             printer.lines.append("")
-        printer.stmt(d, "")
+        printer.stmts([d], "")
     return "\n".join(printer.lines) + "\n", ns.bindings, printer.origins

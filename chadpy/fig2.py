@@ -94,16 +94,16 @@ class _Unlift:
         body = self.effects(s.body, vector)
         body += self.start(vector, "nothing flows: the zero vector")
         body.append(Return(Name(self.ev)))
-        return Def(s.name, s.params[:-1], body, s.comment, s.env, s.loc)
+        return Def(s.name, s.params[:-1], body, comment=s.comment, env=s.env, loc=s.loc)
 
     def run(self, s: Def) -> Def:
         """`run` allocates no accumulator: the body's backpropagator returns the parameters' vector."""
         acc = next(x for x in s.body if isinstance(x, AccNew))
         body = [x for x in s.body if x is not acc]
-        return Def(s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), s.comment, s.env, s.loc)
+        return Def(s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), comment=s.comment, env=s.env, loc=s.loc)
 
     def assign(self, value: Expr, comment: str = "", loc: Loc | None = None) -> Assign:
-        return Assign([self.ev], value, comment, loc=loc)
+        return Assign([self.ev], value, comment=comment, loc=loc)
 
     def start(self, vector: _Vector, comment: str = "") -> list[Stmt]:
         """The zero vector, where the vector must exist before any contribution made it."""
@@ -133,7 +133,7 @@ class _Unlift:
             elif isinstance(s, AccPop):
                 out += self.start(vector)
                 split = self.op("split", Name(self.ev), Lit(s.slot), vector.zeros.pop(s.slot))
-                out.append(Assign([self.ev, s.ct], split, s.comment, loc=s.loc))
+                out.append(Assign([self.ev, s.ct], split, comment=s.comment, loc=s.loc))
                 vector.size -= 1
             elif _calls_with(s, vector.acc):
                 call = s.value

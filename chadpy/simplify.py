@@ -12,7 +12,9 @@ Python function, these passes are safe and turn it into straight adjoint code:
 4. `propagate_zeros`: `dz = 0.0` followed by `dz += e` becomes `dz = e`.
 5. `propagate_copies`: `dw = dr` with both never changed again: read `dr` instead.
 6. `remove_dead_cotangents`: cotangents nobody reads are not computed.
-7. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
+7. `tidy` (`tidy.py`): no empty branches, one-hot contributions added in place, no
+   `unbroadcast` where the shapes cannot differ.
+8. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
 
 The primal statements are never touched: the forward pass runs exactly the
 user's operations, in the user's order.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from dataclasses import replace
 
 from .target import (
     AccNew,
@@ -44,18 +47,24 @@ from .target import (
     expr_names,
     iter_exprs,
     rename,
+    walk,
     with_bodies,
 )
+from .tidy import tidy
+from .vtypes import VType
 
 
-def simplify(fn: Def) -> Def:
+def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
+    """The simplified form of a CHAD-transformed function (`types`: its variables', for `tidy`)."""
     body = hoist_case_backpropagators(fn.body)
     body = inline_backpropagators(body)
+    slots = frozenset(s.ct for s in walk(body) if isinstance(s, (AccPush, AccOne, AccPop)))
     body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
     body = _in_defs(body, propagate_zeros)
-    body = _in_defs(body, propagate_copies)
+    body = _in_defs(body, lambda b: propagate_copies(b, slots))
     body = _in_defs(body, remove_dead_cotangents)
-    return trim_tapes(Def(fn.name, fn.params, body, fn.comment, loc=fn.loc))
+    fn = tidy(replace(fn, body=body), types)
+    return trim_tapes(replace(fn, body=_in_defs(fn.body, lambda b: propagate_copies(b, slots))))  # tidy's
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
@@ -63,7 +72,7 @@ def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
     out = []
     for s in stmts:
         if isinstance(s, Def):
-            s = Def(s.name, s.params, fn(s.body), s.comment, loc=s.loc)
+            s = replace(s, body=fn(s.body))
         elif bodies(s):
             s = with_bodies(s, [_in_defs(b, fn) for b in bodies(s)])
         out.append(s)
@@ -94,21 +103,14 @@ def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
             body.remove(d1)
             orelse.remove(d2)
             d2_body = rename(d2.body, dict(zip(d2.params, d1.params)))
-            branches = If(s.test, d1.body, d2_body, "the branch taken forward", loc=s.loc)
-            hoisted.append(Def(name, d1.params, [branches], s.comment, loc=s.loc))
-        out.append(If(s.test, body, orelse, s.comment, loc=s.loc))
+            branches = If(s.test, d1.body, d2_body, comment="the branch taken forward", loc=s.loc)
+            hoisted.append(Def(name, d1.params, [branches], comment=s.comment, loc=s.loc))
+        out.append(replace(s, body=body, orelse=orelse))
         out.extend(hoisted)
     return out
 
 
 # ------------------------------------------------------------------ 2. inlining
-
-
-def _walk(stmts: list[Stmt]):
-    for s in stmts:
-        yield s
-        for body in bodies(s):
-            yield from _walk(body)
 
 
 def _called(s: Stmt) -> str | None:
@@ -118,9 +120,9 @@ def _called(s: Stmt) -> str | None:
 
 
 def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
-    defs = {s.name: s for s in _walk(stmts) if isinstance(s, Def)}
+    defs = {s.name: s for s in walk(stmts) if isinstance(s, Def)}
     calls: dict[str, int] = {}
-    for s in _walk(stmts):
+    for s in walk(stmts):
         name = _called(s)
         if name in defs:
             calls[name] = calls.get(name, 0) + 1
@@ -140,7 +142,7 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                         mapping[param] = arg.id
                     else:  # e.g. a tuple cotangent {0: da, 1: db}: d_a_b, for `a, b = ...`
                         ct = "d_" + name.removesuffix("_bp")
-                        out.append(Assign([ct], arg, s.comment, loc=s.loc))
+                        out.append(Assign([ct], arg, comment=s.comment, loc=d.loc or s.loc))
                         mapping[param] = ct
                 out.extend(expand(rename(d.body, mapping)))
             elif isinstance(s, Def) and s.name in inlinable:
@@ -157,7 +159,7 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
 
 def localize_accumulator(run: Def) -> Def:
     """Turn the accumulator of a fully inlined backpropagator into local variables."""
-    if any(isinstance(s, Def) for s in _walk(run.body)):
+    if any(isinstance(s, Def) for s in walk(run.body)):
         return run  # something was not inlined: keep the accumulator
 
     def convert(body: list[Stmt]) -> list[Stmt]:
@@ -166,16 +168,16 @@ def localize_accumulator(run: Def) -> Def:
             if isinstance(s, AccNew):
                 continue
             if isinstance(s, AccPush):
-                out.append(Assign([s.ct], s.zero, s.comment, loc=s.loc))
+                out.append(Assign([s.ct], s.zero, comment=s.comment, loc=s.loc))
             elif isinstance(s, AccOne):
-                out.append(Accum(s.ct, s.value, s.real, s.comment, loc=s.loc))
+                out.append(Accum(s.ct, s.value, s.real, loc=s.loc))  # `D[x]`: its name says it
             elif isinstance(s, AccPop):
                 continue  # the local already holds the total
             else:
                 out.append(_nested(s, convert))
         return out
 
-    return Def(run.name, run.params, convert(run.body), run.comment, loc=run.loc)
+    return replace(run, body=convert(run.body))
 
 
 # ------------------------------------------------------------------ 4. zeros
@@ -189,7 +191,7 @@ def _is_zero(e: object) -> bool:
 
 def _mentioned(s: Stmt) -> set[str]:
     """The names s (or anything nested in it) reads or assigns."""
-    return expr_names([s]) | {t for x in _walk([s]) if isinstance(x, Assign) for t in x.targets}
+    return expr_names([s]) | {t for x in walk([s]) if isinstance(x, Assign) for t in x.targets}
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
@@ -209,7 +211,7 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
                 continue
             nxt = out[later[k]]
             if isinstance(nxt, Accum) and nxt.name == v and v not in expr_names(nxt.value):
-                out[later[k]] = Assign([v], nxt.value, nxt.comment or s.comment, loc=nxt.loc)
+                out[later[k]] = Assign([v], nxt.value, comment=nxt.comment, loc=nxt.loc)
                 keep[i] = False
     return [s for s, k in zip(out, keep) if k]
 
@@ -217,20 +219,27 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
 # ------------------------------------------------------------------ 5. copies
 
 
-def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
-    """Drop `v = u` where both are assigned once and never accumulated into: read u for v."""
-    assigned = Counter(t for s in _walk(stmts) if isinstance(s, Assign) for t in s.targets)
-    for s in _walk(stmts):  # a replayed record is assigned once per iteration: never a fixed copy
+def propagate_copies(stmts: list[Stmt], slots: frozenset[str] = frozenset()) -> list[Stmt]:
+    """Drop `v = u` where both are assigned once and never accumulated into: read u for v (or,
+    when v is a variable's cotangent (in `slots`) and u a temporary, call u's value v)."""
+    assigned = Counter(t for s in walk(stmts) if isinstance(s, Assign) for t in s.targets)
+    for s in walk(stmts):  # a replayed record is assigned once per iteration: never a fixed copy
         if isinstance(s, Replay):
             assigned.update(s.names + s.names)
-    accumulated = {s.name for s in _walk(stmts) if isinstance(s, Accum)}
+    accumulated = {s.name for s in walk(stmts) if isinstance(s, Accum)}
     fixed = {v for v, n in assigned.items() if n == 1 and v not in accumulated}
-    mapping = {}
-    for s in _walk(stmts):
+    mapping: dict[str, str] = {}
+    copies: set[int] = set()  # the copies dropped
+    for s in walk(stmts):
         if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, Name):
             v, u = s.targets[0], s.value.id
-            if v in fixed and (u in fixed or u not in assigned and u not in accumulated):
+            if v in fixed and u in fixed and v in slots and u not in slots and u not in mapping:
+                mapping[u] = v
+            elif v in fixed and (u in fixed or u not in assigned and u not in accumulated):
                 mapping[v] = mapping.get(u, u)
+            else:
+                continue
+            copies.add(id(s))
     if not mapping:
         return stmts
     for v in mapping:  # chains: v -> u -> w
@@ -238,12 +247,7 @@ def propagate_copies(stmts: list[Stmt]) -> list[Stmt]:
             mapping[v] = mapping[mapping[v]]
 
     def drop(body: list[Stmt]) -> list[Stmt]:
-        out = []
-        for s in body:
-            if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in mapping:
-                continue
-            out.append(_nested(s, drop))
-        return out
+        return [_nested(s, drop) for s in body if id(s) not in copies]
 
     return rename(drop(stmts), mapping)
 
@@ -262,7 +266,7 @@ def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:
 
 
 def _count(stmts: list[Stmt]) -> int:
-    return sum(1 for _ in _walk(stmts))
+    return sum(1 for _ in walk(stmts))
 
 
 def _pure(e: object) -> bool:
@@ -281,18 +285,18 @@ def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
     return out
 
 
-# ------------------------------------------------------------------ 7. tapes
+# ------------------------------------------------------------------ 8. tapes
 
 
 def trim_tapes(fn: Def) -> Def:
     """Record only what each replay still reads (after the passes above removed code)."""
     keep: dict[str, list[str]] = {}
-    for s in _walk([fn]):
+    for s in walk([fn]):
         if isinstance(s, Replay):
             read = expr_names(s.body)
             s.names = [n for n in s.names if n in read]
             keep[s.tape] = s.names
-    for s in _walk([fn]):
+    for s in walk([fn]):
         if isinstance(s, Record) and s.tape in keep:
             s.names = keep[s.tape]
     return fn

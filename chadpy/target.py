@@ -9,7 +9,8 @@ variables. `codegen` turns all of this into gast and then into source text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -58,6 +59,13 @@ class Expr:
     def compare(self, op: str, o: object) -> Expr:
         return Compare(op, self, lift(o))
 
+    # the declared traversal: an expression's direct sub-expressions, and a copy with new ones
+    def parts(self) -> list[Expr]:
+        return []
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return self
+
 
 @dataclass(eq=False)
 class Name(Expr):
@@ -78,10 +86,21 @@ class Obj(Expr):
 
 
 @dataclass(eq=False)
-class BinOp(Expr):
+class _Binary(Expr):
     op: str
     left: Expr
     right: Expr
+
+    def parts(self) -> list[Expr]:
+        return [self.left, self.right]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return type(self)(self.op, *parts)
+
+
+@dataclass(eq=False)
+class BinOp(_Binary):
+    pass
 
 
 @dataclass(eq=False)
@@ -89,12 +108,16 @@ class UnaryOp(Expr):
     op: str  # "-", "+", "not"
     operand: Expr
 
+    def parts(self) -> list[Expr]:
+        return [self.operand]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return UnaryOp(self.op, *parts)
+
 
 @dataclass(eq=False)
-class Compare(Expr):
-    op: str
-    left: Expr
-    right: Expr
+class Compare(_Binary):
+    pass
 
 
 @dataclass(eq=False)
@@ -103,6 +126,12 @@ class IfExp(Expr):
     body: Expr
     orelse: Expr
 
+    def parts(self) -> list[Expr]:
+        return [self.test, self.body, self.orelse]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return IfExp(*parts)
+
 
 @dataclass(eq=False)
 class CallX(Expr):
@@ -110,11 +139,24 @@ class CallX(Expr):
     args: list[Expr]
     keywords: dict[str, Expr] = field(default_factory=dict)
 
+    def parts(self) -> list[Expr]:
+        return [self.func, *self.args, *self.keywords.values()]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        n = 1 + len(self.args)
+        return CallX(parts[0], parts[1:n], dict(zip(self.keywords, parts[n:])))
+
 
 @dataclass(eq=False)
 class Attr(Expr):
     value: Expr
     attr: str
+
+    def parts(self) -> list[Expr]:
+        return [self.value]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return Attr(parts[0], self.attr)
 
 
 @dataclass(eq=False)
@@ -122,10 +164,22 @@ class Item(Expr):
     value: Expr
     index: Expr
 
+    def parts(self) -> list[Expr]:
+        return [self.value, self.index]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return Item(*parts)
+
 
 @dataclass(eq=False)
 class TupleX(Expr):
     items: list[Expr]
+
+    def parts(self) -> list[Expr]:
+        return self.items
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return TupleX(parts)
 
 
 @dataclass(eq=False)
@@ -133,10 +187,22 @@ class DictX(Expr):
     keys: list[Expr]
     values: list[Expr]
 
+    def parts(self) -> list[Expr]:
+        return [*self.keys, *self.values]
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return DictX(parts[: len(self.keys)], parts[len(self.keys) :])
+
 
 @dataclass(eq=False)
 class ListX(Expr):
     items: list[Expr]
+
+    def parts(self) -> list[Expr]:
+        return self.items
+
+    def with_parts(self, parts: list[Expr]) -> Expr:
+        return ListX(parts)
 
 
 def lift(o: object) -> Expr:
@@ -161,19 +227,52 @@ def spelling(obj: object) -> str:
 
 
 # ---------------------------------------------------------------- statements
+#
+# Each statement declares its traversal, so that no pass needs to know its fields: the names it
+# binds, the names it reads besides those in its expressions, its expressions, the statement
+# lists nested in it, and `map`: a copy with its names (bound or read), expressions and nested
+# lists transformed. `comment` is the rule (or note) that made it; `loc` the user's source line it
+# comes from, which the printer shows above a run of statements from that line.
+
+Names = Callable[[str], str]
+Exprs = Callable[[Expr], Expr]
+Bodies = Callable[[list["Stmt"]], list["Stmt"]]
 
 
 @dataclass(eq=False)
 class Stmt:
-    pass
+    comment: str = field(default="", kw_only=True)
+    loc: Loc | None = field(default=None, kw_only=True)
+
+    def binds(self) -> list[str]:
+        return []
+
+    def reads(self) -> list[str]:
+        return []
+
+    def exprs(self) -> list[Expr]:
+        return []
+
+    def bodies(self) -> list[list[Stmt]]:
+        return []
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return self
 
 
 @dataclass(eq=False)
 class Assign(Stmt):
     targets: list[str]  # more than one: tuple unpacking
     value: Expr
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def binds(self) -> list[str]:
+        return self.targets
+
+    def exprs(self) -> list[Expr]:
+        return [self.value]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, targets=[name(t) for t in self.targets], value=expr(self.value))
 
 
 @dataclass(eq=False)
@@ -183,8 +282,18 @@ class Accum(Stmt):
     name: str
     value: Expr
     real: bool
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def binds(self) -> list[str]:
+        return [self.name]
+
+    def reads(self) -> list[str]:
+        return [self.name]
+
+    def exprs(self) -> list[Expr]:
+        return [self.value]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, name=name(self.name), value=expr(self.value))
 
 
 @dataclass(eq=False)
@@ -192,8 +301,15 @@ class If(Stmt):
     test: Expr
     body: list[Stmt]
     orelse: list[Stmt]
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def exprs(self) -> list[Expr]:
+        return [self.test]
+
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body, self.orelse]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, test=expr(self.test), body=body(self.body), orelse=body(self.orelse))
 
 
 @dataclass(eq=False)
@@ -201,9 +317,16 @@ class Def(Stmt):
     name: str
     params: list[str]
     body: list[Stmt]
-    comment: str = ""
-    env: tuple[str, ...] | None = None  # a backpropagator's Γ: the variable in each slot
-    loc: Loc | None = None  # the user's source line it comes from
+    env: tuple[str, ...] | None = field(default=None, kw_only=True)  # a backpropagator's Γ: the variable in each slot
+
+    def binds(self) -> list[str]:
+        return [self.name, *self.params]  # the parameters in its own scope
+
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, name=name(self.name), body=body(self.body))
 
 
 @dataclass(eq=False)
@@ -213,8 +336,18 @@ class For(Stmt):
     target: str
     iter: Expr
     body: list[Stmt]
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def binds(self) -> list[str]:
+        return [self.target]
+
+    def exprs(self) -> list[Expr]:
+        return [self.iter]
+
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, target=name(self.target), iter=expr(self.iter), body=body(self.body))
 
 
 @dataclass(eq=False)
@@ -222,14 +355,17 @@ class While(Stmt):
     """`while True: body` (the forward pass of a `while` loop; the test is in the body)."""
 
     body: list[Stmt]
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, body=body(self.body))
 
 
 @dataclass(eq=False)
 class Break(Stmt):
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+    pass
 
 
 @dataclass(eq=False)
@@ -238,8 +374,12 @@ class Record(Stmt):
 
     tape: str
     names: list[str]
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def reads(self) -> list[str]:
+        return [self.tape, *self.names]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, tape=name(self.tape), names=[name(n) for n in self.names])
 
 
 @dataclass(eq=False)
@@ -249,31 +389,29 @@ class Replay(Stmt):
     tape: str
     names: list[str]
     body: list[Stmt]
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
 
+    def binds(self) -> list[str]:
+        return self.names
 
-def bodies(s: Stmt) -> list[list[Stmt]]:
-    """The statement lists nested directly in a compound statement."""
-    if isinstance(s, If):
-        return [s.body, s.orelse]
-    if isinstance(s, (Def, For, While, Replay)):
-        return [s.body]
-    return []
+    def reads(self) -> list[str]:
+        return [self.tape]
 
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body]
 
-def with_bodies(s: Stmt, new: list[list[Stmt]]) -> Stmt:
-    """A compound statement with its nested lists replaced (in the order of `bodies`)."""
-    if isinstance(s, If):
-        return replace(s, body=new[0], orelse=new[1])
-    return replace(s, body=new[0])
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, tape=name(self.tape), names=[name(n) for n in self.names], body=body(self.body))
 
 
 @dataclass(eq=False)
 class Return(Stmt):
     value: Expr
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def exprs(self) -> list[Expr]:
+        return [self.value]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, value=expr(self.value))
 
 
 @dataclass(eq=False)
@@ -281,11 +419,16 @@ class Do(Stmt):
     """An expression evaluated for its effect (a call)."""
 
     value: Expr
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def exprs(self) -> list[Expr]:
+        return [self.value]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, value=expr(self.value))
 
 
-# The environment accumulator of Fig. 8: slot numbers are static De Bruijn levels.
+# The environment accumulator of Fig. 8: slot numbers are static De Bruijn levels. The accumulator is
+# no name the passes see (never renamed, never read); a slot's cotangent name (`ct`) is one.
 @dataclass(eq=False)
 class AccNew(Stmt):
     """`acc = EArr(depth)`: the accumulator `run` allocates for one call (its class is the stage's)."""
@@ -293,8 +436,9 @@ class AccNew(Stmt):
     acc: str
     depth: int
     cls: type
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def binds(self) -> list[str]:
+        return [self.acc]
 
 
 @dataclass(eq=False)
@@ -305,8 +449,12 @@ class AccPush(Stmt):
     slot: int
     ct: str  # the cotangent's name once the slot becomes a local variable
     zero: Expr
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def exprs(self) -> list[Expr]:
+        return [self.zero]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, ct=name(self.ct), zero=expr(self.zero))
 
 
 @dataclass(eq=False)
@@ -318,8 +466,12 @@ class AccOne(Stmt):
     ct: str
     value: Expr
     real: bool
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def exprs(self) -> list[Expr]:
+        return [self.value]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, ct=name(self.ct), value=expr(self.value))
 
 
 @dataclass(eq=False)
@@ -329,27 +481,51 @@ class AccPop(Stmt):
     acc: str
     slot: int
     ct: str
-    comment: str = ""
-    loc: Loc | None = None  # the user's source line it comes from
+
+    def binds(self) -> list[str]:
+        return [self.ct]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, ct=name(self.ct))
 
 
 # ---------------------------------------------------------------- traversal
 
 
+def bodies(s: Stmt) -> list[list[Stmt]]:
+    """The statement lists nested directly in a compound statement."""
+    return s.bodies()
+
+
+def with_bodies(s: Stmt, new: list[list[Stmt]]) -> Stmt:
+    """A compound statement with its nested lists replaced (in the order of `bodies`)."""
+    lists = iter(new)
+    return s.map(_same, _same, lambda _: next(lists))
+
+
+def _same(x):
+    return x
+
+
+def walk(stmts: list[Stmt]) -> Iterator[Stmt]:
+    """Every statement, and every statement nested in one, in order."""
+    for s in stmts:
+        yield s
+        for body in s.bodies():
+            yield from walk(body)
+
+
 def map_exprs(node: object, fn) -> object:
-    """Rebuild an expression bottom-up, applying `fn` to every sub-expression."""
+    """Rebuild an expression (or each of a list) bottom-up, applying `fn` to every sub-expression."""
     if isinstance(node, list):
         return [map_exprs(x, fn) for x in node]
-    if isinstance(node, dict):
-        return {k: map_exprs(v, fn) for k, v in node.items()}
     if not isinstance(node, Expr):
         return node
-    changes = {f.name: map_exprs(getattr(node, f.name), fn) for f in fields(node) if f.name not in ("obj",)}
-    return fn(replace(node, **changes))
+    return fn(node.with_parts([map_exprs(p, fn) for p in node.parts()]))
 
 
 def rename(node: object, mapping: dict[str, str]) -> object:
-    """Substitute names in an expression or a statement list (targets included)."""
+    """Substitute names in an expression or a statement list (binders included)."""
     if not mapping:
         return node
     if isinstance(node, list):
@@ -358,74 +534,33 @@ def rename(node: object, mapping: dict[str, str]) -> object:
         return map_exprs(node, lambda e: Name(mapping.get(e.id, e.id)) if isinstance(e, Name) else e)
     if isinstance(node, Def) and set(node.params) & set(mapping):  # a parameter shadows the outer name
         mapping = {k: v for k, v in mapping.items() if k not in node.params}
-    changes = {}
-    for f in fields(node):
-        v = getattr(node, f.name)
-        if isinstance(v, (Expr, list)) and f.name not in ("targets", "params", "names"):
-            changes[f.name] = rename(v, mapping)
-        elif f.name in ("name", "ct", "tape", "target") and isinstance(v, str):
-            changes[f.name] = mapping.get(v, v)
-        elif f.name in ("targets", "names"):
-            changes[f.name] = [mapping.get(t, t) for t in v]
-    return replace(node, **changes)
+    return node.map(lambda n: mapping.get(n, n), lambda e: rename(e, mapping), lambda b: rename(b, mapping))
 
 
-def iter_exprs(node: object):
+def iter_exprs(node: object) -> Iterator[Expr]:
     """Every expression inside an expression, a statement or a list of them."""
     if isinstance(node, list):
         for x in node:
             yield from iter_exprs(x)
-    elif isinstance(node, dict):
-        for x in node.values():
-            yield from iter_exprs(x)
-    elif isinstance(node, (Expr, Stmt)):
-        if isinstance(node, Expr):
-            yield node
-        for f in fields(node):
-            if f.name != "obj":
-                yield from iter_exprs(getattr(node, f.name))
+    elif isinstance(node, Expr):
+        yield node
+        for p in node.parts():
+            yield from iter_exprs(p)
+    elif isinstance(node, Stmt):
+        for e in node.exprs():
+            yield from iter_exprs(e)
+        for body in node.bodies():
+            yield from iter_exprs(body)
 
 
 def expr_names(node: object) -> set[str]:
-    """Every name read anywhere inside an expression or statement list."""
+    """Every name read anywhere inside an expression, a statement or a statement list."""
     out = {e.id for e in iter_exprs(node) if isinstance(e, Name)}
-    if isinstance(node, list):
-        stack = list(node)
-        while stack:
-            s = stack.pop()
-            if isinstance(s, Accum):  # `name += value` reads name
-                out.add(s.name)
-            elif isinstance(s, Record):
-                out.update(s.names)
-            elif isinstance(s, Replay):
-                out.add(s.tape)
-            for body in bodies(s):
-                stack.extend(body)
-    elif isinstance(node, Accum):
-        out.add(node.name)
+    for s in walk(node if isinstance(node, list) else [node] if isinstance(node, Stmt) else []):
+        out.update(s.reads())
     return out
 
 
-def local_names(stmts: list[Stmt], out: set[str] | None = None) -> set[str]:
+def local_names(stmts: list[Stmt]) -> set[str]:
     """Every name the generated code binds (targets, parameters, functions)."""
-    out = set() if out is None else out
-    for s in stmts:
-        if isinstance(s, Def):
-            out.add(s.name)
-            out.update(s.params)
-            local_names(s.body, out)
-        elif isinstance(s, (For, Replay)):
-            out.update([s.target] if isinstance(s, For) else s.names)
-            local_names(s.body, out)
-        elif bodies(s):
-            for body in bodies(s):
-                local_names(body, out)
-        elif isinstance(s, Assign):
-            out.update(s.targets)
-        elif isinstance(s, (Accum,)):
-            out.add(s.name)
-        elif isinstance(s, (AccPop,)):
-            out.add(s.ct)
-        elif isinstance(s, (AccNew,)):
-            out.add(s.acc)
-    return out
+    return {n for s in walk(stmts) for n in s.binds()}

@@ -1,0 +1,174 @@
+"""The last pass over a simplified derivative: what no reader wants and no value needs.
+
+1. `empty_branches`: an `if` with nothing in either branch (the backpropagators it chose
+   between were inlined, and nothing was left) goes; `if c: pass else: s` becomes
+   `if not c: s`.
+2. `accumulate`: `dx = add(dx, v)` with a one-hot `v` adds in place instead of building `v`
+   first: `add_at(dx, k, e)` for a dict entry `{k: e}`, `add_index(dx, ...)` for an array
+   index contribution.
+3. `same_shapes`: `unbroadcast(e, x)` and `dense(e, x)` are `e` when `e` is already an array
+   shaped like the array `x` (`unbroadcast(d * y, y)` in the derivative of `y * y`): the types say
+   the shapes cannot differ.
+
+Each keeps every value the same: only code that computes nothing new is left out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from . import arrays, runtime
+from .target import (
+    Accum,
+    Assign,
+    BinOp,
+    CallX,
+    Def,
+    DictX,
+    Expr,
+    If,
+    Lit,
+    Name,
+    Obj,
+    Stmt,
+    UnaryOp,
+    iter_exprs,
+    map_exprs,
+    walk,
+)
+from .vtypes import Arr, Float, VType
+
+
+def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
+    stmts = accumulate(empty_branches([fn]))
+    if types:
+        stmts = same_shapes(stmts, types)
+    return stmts[0]
+
+
+def _in_lists(stmts: list[Stmt], fn) -> list[Stmt]:
+    """`fn` applied to this list and to every list nested in it, innermost first."""
+    return fn([s.map(_same, _same, lambda body: _in_lists(body, fn)) for s in stmts])
+
+
+def _same(x):
+    return x
+
+
+# ------------------------------------------------------------------ 1. empty branches
+
+
+def empty_branches(stmts: list[Stmt]) -> list[Stmt]:
+    def drop(body: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in body:
+            if isinstance(s, If) and not s.body and _pure(s.test):
+                if not s.orelse:
+                    continue
+                s = If(UnaryOp("not", s.test), s.orelse, [], comment=s.comment, loc=s.loc)
+            out.append(s)
+        return out
+
+    return _in_lists(stmts, drop)
+
+
+def _pure(e: Expr) -> bool:
+    return not any(isinstance(x, CallX) for x in iter_exprs(e))
+
+
+# ------------------------------------------------------------------ 2. accumulation
+
+
+def accumulate(stmts: list[Stmt]) -> list[Stmt]:
+    def lower(body: list[Stmt]) -> list[Stmt]:
+        return [_add(s) if isinstance(s, Accum) and not s.real else s for s in body]
+
+    return _in_lists(stmts, lower)
+
+
+def _add(s: Accum) -> Stmt:
+    """`name = add(name, value)`; a one-hot value is added in place instead of being built first."""
+    name, value = Name(s.name), s.value
+    if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
+        added = CallX(Obj(runtime.add_at, "add_at"), [name, value.keys[0], value.values[0]])
+    elif isinstance(value, CallX) and _calls(value, arrays.index_ct):
+        added = CallX(Obj(arrays.add_index, "add_index"), [name, *value.args])
+    else:
+        return s  # printed as `name = add(name, value)`
+    return Assign([s.name], added, comment=s.comment, loc=s.loc)
+
+
+def _calls(e: Expr, fn: object) -> bool:
+    return isinstance(e, CallX) and isinstance(e.func, Obj) and e.func.obj is fn
+
+
+# ------------------------------------------------------------------ 3. shapes
+
+_ELEMENTWISE = {"+", "-", "*", "/", "**"}
+
+
+class _Shapes:
+    """Which expressions are arrays shaped like a given array variable (its "shape name").
+
+    An array variable (a type `Arr` of known rank >= 1) has its own shape; a variable assigned
+    once has its value's (when that shape name is itself assigned at most once: never an older
+    value's). Elementwise arithmetic of arrays of one shape, and of such an array with scalars, has
+    that shape; so has a one-argument ufunc of an array, and `dense(d, x)`."""
+
+    def __init__(self, stmts: list[Stmt], types: dict[str, VType]):
+        self.types = types
+        self.bound = Counter(n for s in walk(stmts) for n in s.binds())
+        self.shape: dict[str, str] = {}
+        for s in walk(stmts):  # definitions come before uses
+            if isinstance(s, Assign) and len(s.targets) == 1 and self.bound[s.targets[0]] == 1:
+                like = self.of(s.value)
+                if like is not None and self.bound[like] <= 1:
+                    self.shape[s.targets[0]] = like
+
+    def array(self, name: str) -> bool:
+        t = self.types.get(name)
+        return isinstance(t, Arr) and t.rank is not None and t.rank >= 1
+
+    def scalar(self, e: Expr) -> bool:
+        if isinstance(e, Lit):
+            return isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+        return isinstance(e, Name) and isinstance(self.types.get(e.id), Float)
+
+    def of(self, e: Expr) -> str | None:
+        """The shape name of e, if e is an array shaped like that variable."""
+        if isinstance(e, Name):
+            return self.shape.get(e.id) or (e.id if self.array(e.id) else None)
+        if isinstance(e, UnaryOp) and e.op == "-":
+            return self.of(e.operand)
+        if isinstance(e, BinOp) and e.op in _ELEMENTWISE:
+            left, right = self.of(e.left), self.of(e.right)
+            if left is not None and (left == right or self.scalar(e.right)):
+                return left
+            if right is not None and self.scalar(e.left):
+                return right
+            return None
+        if isinstance(e, CallX) and isinstance(e.func, Obj) and not e.keywords:
+            f = e.func.obj
+            if f is arrays.dense and len(e.args) == 2:
+                return self.of(e.args[1])
+            if isinstance(f, np.ufunc) and f.nin == 1 and f.nout == 1 and len(e.args) == 1:
+                return self.of(e.args[0])
+        return None
+
+    def simpler(self, e: Expr) -> Expr:
+        if (_calls(e, arrays.unbroadcast) or _calls(e, arrays.dense)) and len(e.args) == 2 and not e.keywords:
+            value, like = e.args
+            if isinstance(like, Name) and self.array(like.id) and self.of(value) == self.of(like) is not None:
+                return value
+        return e
+
+
+def same_shapes(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
+    shapes = _Shapes(stmts, types)
+    return _map_exprs_in(stmts, lambda e: map_exprs(e, shapes.simpler))
+
+
+def _map_exprs_in(stmts: list[Stmt], fn) -> list[Stmt]:
+    return [s.map(_same, fn, lambda body: _map_exprs_in(body, fn)) for s in stmts]
