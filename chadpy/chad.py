@@ -396,7 +396,7 @@ class _Chad:
         out: list[Stmt] = []
         saves: list[Stmt] = []
         if op.runtime_vjp is not None:  # a user rule: call it, then add each part
-            parts = [self.names.fresh("ct") for _ in e.args]
+            parts = [self.cotangent_name(a) for a in e.args]
             cts = CallX(Obj(op.runtime_vjp, "vjp_" + op.name.split(".")[-1]), [d, y, *args])
             out.append(_unpack(parts, cts))
             for a, p in zip(e.args, parts):
@@ -416,7 +416,7 @@ class _Chad:
         array_result = isinstance(target, str) and isinstance(self.spec.types.get(target), Arr)
         cts = op.transpose(d, y, args, bind, array_result, lambda k: self.broadcasts(e.args, k), **extra)
         if isinstance(cts, Expr):  # one expression computing every argument's part
-            parts = [self.names.fresh("ct") if self.active(a) else "_" for a in e.args]
+            parts = [self.cotangent_name(a) if self.active(a) else "_" for a in e.args]
             out.append(_unpack(parts, cts))
             cts = [Name(p) for p in parts]
         for k, (a, ct) in enumerate(zip(e.args, cts)):
@@ -432,7 +432,7 @@ class _Chad:
         than the result: a scalar always does; an array does unless every other argument is a scalar."""
         if not isinstance(self.type_of(args[k]), Arr):
             return True
-        return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k)
+        return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k and a != args[k])
 
     def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
         """D[loop]: run the iterations forward, recording each one's primal values on a tape;

@@ -21,6 +21,7 @@ from . import ir, ownership
 from .errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from .kinds import UNKNOWN, as_array
 from .lower import lower_function
+from .names import numbered
 from .primitives import lookup, resolve
 from .resolve import primitive_function
 from .source import Watch
@@ -118,11 +119,7 @@ class Program:
         fn = self.function(code, len(sig))
         if len(fn.params) != len(sig):
             raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
-        taken = {s.name for s in self.specs.values()}
-        name, k = f"{fn.name}_chad", 0
-        while name in taken:
-            k += 1
-            name = f"{fn.name}_chad_{k}"
+        name = numbered(f"{fn.name}_chad", {s.name for s in self.specs.values()})
         self.specs[key] = Spec(fn, sig, name, optional=optional)
         return self.specs[key]
 

@@ -45,6 +45,7 @@ ORDER = [
     "stages",
     "chad",
     "fig2",
+    "tidy",
     "simplify",
     "codegen",
     "build",
