@@ -7,9 +7,10 @@ backpropagator opens a scope for each let-bound variable (`push0`), feeds the
 result's cotangent in, and then closes the scopes newest first, handing each
 variable's total cotangent to its own backpropagator (`pop`, then `x_bp`).
 
-The rules below are one method per construct, in the order of Fig. 7:
-variable, let, tuple (unit/pair), projection, case, literal, discrete
-operation (sign), primitive operation; then loops (the fold of Section 7: the
+`_Chad.let` dispatches with one `match` case per rule of Fig. 7, in the figure's
+order, each rule a method whose docstring is its equation: variable and literal,
+let (`block`), tuple (unit/pair), projection, case, discrete operation (sign) and
+primitive operation; then loops (the fold of Section 7: the
 forward pass records each iteration's primal values on a tape, the reverse pass
 replays the tape newest first, iteratively) and function calls (compositional CHAD),
 and function values after closure conversion (Appendix C): making one is making the
@@ -67,6 +68,9 @@ from .target import (
     spelling,
 )
 from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number
+
+# A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
+Rule = tuple[str, list[Stmt], list[Stmt]]
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
@@ -252,87 +256,102 @@ class _Chad:
         ]
 
     def let(self, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
-        """D[let x = e in ...]: e's primal, then (if x carries a cotangent) e's backpropagator."""
-        e = let.expr
-        target = let.target
-        if isinstance(e, ir.Case):
-            return [self.case(e, target, depth, bp)]
-        if isinstance(e, ir.Loop):
-            return self.loop(e, target, depth, bp)
-        if isinstance(e, ir.Call):
-            return self.call(e, target, depth, bp)
-        if isinstance(e, ir.Apply):
-            return self.apply(e, target, depth, bp)
+        """D[let x = e in s]: e's primal, then (if x carries a cotangent) e's backpropagator `bp`;
+        `block` scopes x around the rest. One case per rule of Fig. 7, in the figure's order,
+        then the extensions: arrays and loops (Section 7), calls, function values (Section 9)."""
+        e, target = let.expr, let.target
+        match e:
+            case ir.Var() | ir.Const() | ir.Ref():
+                rule = self.variable
+            case ir.MakeTuple() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
+                rule = self.pair
+            case ir.Proj() | ir.Index() | ir.Slice() | ir.EnvRead():
+                rule = self.projection
+            case ir.Case():
+                return [self.case(e, target, depth, bp)]
+            case ir.Prim():
+                rule = self.operation
+            case ir.ForLoop() | ir.WhileLoop():
+                return self.loop(e, target, depth, bp)
+            case ir.Call():
+                return self.call(e, target, depth, bp)
+            case ir.Apply():
+                return self.apply(e, target, depth, bp)
+            case _:
+                raise AssertionError(f"not an IR expression: {e!r}")
         primal = Assign(_targets(target), self.primal_expr(e))
         if bp is None:
             return [primal]
         try:
-            rule, body, saves = self.rule(e, target)
+            name, body, saves = rule(e, target)
         except ChadError as err:
             raise err.located(let.loc) from None
         text = f"let {', '.join(_targets(target))} = {ir.format_expr(e, '')}"
         return [
             primal,
             *saves,
-            Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {rule}", env=self.env(depth)),
+            Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {name}", env=self.env(depth)),
         ]
 
     def primal_expr(self, e: ir.Expr) -> Expr:
-        if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
-            return self.primal(e)
-        if isinstance(e, ir.MakeTuple):
-            return TupleX([self.primal(a) for a in e.items])
-        if isinstance(e, ir.MakeList):
-            return ListX([self.primal(a) for a in e.items])
-        if isinstance(e, ir.MakeDict):
-            return DictX([self.primal(k) for k in e.keys], [self.primal(v) for v in e.values])
+        """The primal half of a rule that binds nothing: the expression itself, in the target language."""
+        match e:
+            case ir.Var() | ir.Const() | ir.Ref():
+                return self.primal(e)
+            case ir.MakeTuple(items):
+                return TupleX([self.primal(a) for a in items])
+            case ir.MakeList(items):
+                return ListX([self.primal(a) for a in items])
+            case ir.MakeDict(keys, values):
+                return DictX([self.primal(k) for k in keys], [self.primal(v) for v in values])
+            case ir.MakeClosure(code, captured):
+                return call(Closure, ir.code_name(code), TupleX([self.primal(a) for a in captured]))
+            case ir.EnvRead(base, index):  # a default argument kept in a function value
+                return Item(Attr(self.primal(base), "env"), self.primal(index))
+            case ir.Index(base, index, of_loop=True) if isinstance(self.type_of(base), Dct):
+                return self.primal(index)  # a loop over a dict yields its keys
+            case ir.Index(base, index, of_loop=True) if not isinstance(self.type_of(base), (Lst, Tup, Arr)):
+                return call(element, self.primal(base), self.primal(index))  # data: a dict or a sequence
+            case ir.Read(base, index):
+                return Item(self.primal(base), self.primal(index))
+            case ir.Prim(op, args, inplace):
+                op = resolve(op, [self.type_of(a) for a in args])
+                xs = [self.primal(a) for a in args]
+                if inplace and op.ufunc is not None and isinstance(self.type_of(args[0]), Arr):
+                    # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
+                    return call(runtime.updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)
+                return op.emit(*xs)
+        raise AssertionError(e)
+
+    # Each rule below gives the backpropagator's body of the expression it transforms, the rule's
+    # name (for the comment) and any forward statements it needs (values a later `append` changes).
+
+    def variable(self, e: ir.Atom, target: str | tuple[str, ...]) -> Rule:
+        """D[x : t] := <x, λd. one_x d>  and  D[r] := <r, λd. return <>> (a constant takes nothing)."""
+        return "a copy: d into the variable's slot", self.var(e, Name(self.d)), []
+
+    def pair(self, e: ir.Expr, target: str | tuple[str, ...]) -> Rule:
+        """D[<t, s>] := <<x, y>, λd. do x' (lfst d); y' (lsnd d)>, for every product: a tuple, a
+        list, a dict, and a function value, which is the tuple of its captured values (Section 9)."""
+        match e:
+            case ir.MakeDict(keys, values):
+                parts = list(zip(keys, values))
+            case ir.MakeClosure(_, captured):
+                parts = [(Lit(k), a) for k, a in enumerate(captured)]
+            case _:
+                parts = [(Lit(k), a) for k, a in enumerate(e.items)]
+        out = []
+        for k, a in parts:
+            if self.active(a):
+                key = k if isinstance(k, Lit) else self.primal(k)
+                out += self.var(a, call(tuple_part, Name(self.d), key, self.zero(self.type_of(a))))
         if isinstance(e, ir.MakeClosure):
-            return call(Closure, ir.code_name(e.code), TupleX([self.primal(a) for a in e.captured]))
-        if isinstance(e, ir.Read):
-            base, index = self.primal(e.base), self.primal(e.index)
-            if isinstance(e, ir.EnvRead):  # a default argument kept in a function value
-                return Item(Attr(base, "env"), index)
-            if isinstance(e, ir.Index) and e.of_loop:  # a loop over a dict yields its keys
-                base_t = self.type_of(e.base)
-                if isinstance(base_t, Dct):
-                    return index
-                if not isinstance(base_t, (Lst, Tup, Arr)):  # data: a dict or a sequence
-                    return call(element, base, index)
-            return Item(base, index)
-        if isinstance(e, ir.Prim):
-            args = [self.primal(a) for a in e.args]
-            op = resolve(e.op, [self.type_of(a) for a in e.args])
-            if e.inplace and op.ufunc is not None and isinstance(self.type_of(e.args[0]), Arr):
-                # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
-                return call(runtime.updated, Obj(op.ufunc, spelling(op.ufunc)), *args)
-            return op.emit(*args)
-        raise AssertionError(e)
+            return "a function value is its captured values: each one's part of d (pack)", out, []
+        return "each component's part of d (lfst, lsnd)", out, []
 
-    def rule(self, e: ir.Expr, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
-        """The backpropagator body of a non-binding expression, with the rule's name and any
-        forward statements it needs (values a later `append` would change)."""
-        d = Name(self.d)
-        if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
-            return "a copy: d into the variable's slot", self.var(e, d), []
-        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeClosure)):
-            items = e.values if isinstance(e, ir.MakeDict) else e.captured if isinstance(e, ir.MakeClosure) else e.items
-            keys = e.keys if isinstance(e, ir.MakeDict) else [Lit(k) for k in range(len(items))]
-            out = []
-            for k, a in zip(keys, items):
-                if self.active(a):
-                    key = k if isinstance(k, Lit) else self.primal(k)
-                    out += self.var(a, call(tuple_part, d, key, self.zero(self.type_of(a))))
-            if isinstance(e, ir.MakeClosure):
-                return "a function value is its captured values: each one's part of d (pack)", out, []
-            return "each component's part of d (lfst, lsnd)", out, []
-        if isinstance(e, ir.Read):
-            return self.getitem(e)
-        if isinstance(e, ir.Prim):
-            return self.prim(e, target)
-        raise AssertionError(e)
-
-    def getitem(self, e: ir.Read) -> tuple[str, list[Stmt], list[Stmt]]:
-        """D[x[i]]: a one-hot cotangent of x (O(1): a dict entry, or an array index contribution)."""
+    def projection(self, e: ir.Read, target: str | tuple[str, ...]) -> Rule:
+        """D[fst t] := <fst x, λd. x' <d, 0>>, generalised: the cotangent of x[i] is a one-hot
+        cotangent of x, O(1) (a dict entry, or an index contribution of an array, Section 7)."""
         d = Name(self.d)
         base_t = self.type_of(e.base)
         x, index = self.primal(e.base), self.primal(e.index)
@@ -369,7 +388,8 @@ class _Chad:
         return "a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
     def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None) -> If:
-        """D[case c of {True -> s | False -> r}]: each branch defines the same backpropagator."""
+        """D[case z of {inl x -> s | inr y -> r}] := case z of {inl x -> <D[s]_1, λd. scope (D[s]_2 d)> | ...}:
+        the condition is discrete (z' takes nothing), so each branch defines the same backpropagator."""
         branches = []
         for block, label in ((e.then, "then"), (e.orelse, "else")):
             fwd, _ = self.block(block, depth, label, wanted=bp is not None, bp_name=bp)
@@ -387,8 +407,10 @@ class _Chad:
             branches.append(fwd)
         return If(self.primal(e.cond), branches[0], branches[1], comment="D[case]" if bp else "")
 
-    def prim(self, e: ir.Prim, target: str | tuple[str, ...]) -> tuple[str, list[Stmt], list[Stmt]]:
-        """D[op(x1..xn)]: Dop^t(x1..xn; d), each part added into its argument's slot."""
+    def operation(self, e: ir.Prim, target: str | tuple[str, ...]) -> Rule:
+        """D[op(t1..tn)] := <op(x1..xn), λd. let <d1..dn> = Dop^t(x1..xn; d) in do x1' d1; ..; xn' dn>,
+        and D[sign t] := <sign t, λd. return <>> (a discrete operation: no rule, and no cotangent
+        reaches it, or `infer` said so)."""
         d, y = Name(self.d), Name(target if isinstance(target, str) else "")
         args = [self.primal(a) for a in e.args]
         op = resolve(e.op, [self.type_of(a) for a in e.args])
@@ -435,8 +457,8 @@ class _Chad:
         return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k and a != args[k])
 
     def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
-        """D[loop]: run the iterations forward, recording each one's primal values on a tape;
-        the backpropagator replays the tape newest first, running one iteration's
+        """D[fold] (Section 7): run the iterations forward, recording each one's primal values on a
+        tape; the backpropagator replays the tape newest first, running one iteration's
         backpropagator per record (iteratively: no recursion, whatever the trip count)."""
         state = e.state
         fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]))]
