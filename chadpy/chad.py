@@ -7,16 +7,14 @@ backpropagator opens a scope for each let-bound variable (`push0`), feeds the
 result's cotangent in, and then closes the scopes newest first, handing each
 variable's total cotangent to its own backpropagator (`pop`, then `x_bp`).
 
-`_Chad.let` dispatches with one `match` case per rule of Fig. 7, in the figure's
+`Chad.let` dispatches with one `match` case per rule of Fig. 7, in the figure's
 order, each rule a method whose docstring is its equation: variable and literal,
 let (`block`), tuple (unit/pair), projection, case, discrete operation (sign) and
-primitive operation; then loops (the fold of Section 7: the
-forward pass records each iteration's primal values on a tape, the reverse pass
-replays the tape newest first, iteratively) and function calls (compositional CHAD),
-and function values after closure conversion (Appendix C): making one is making the
-tuple of its captured values; calling one calls its closed code on that tuple, and
-the code's backpropagator returns the tuple's cotangent with the arguments'. A
-function value's own cotangent is that of its captured values: the code has none.
+primitive operation; then the extensions, each in its own module: loops (`fold.py`,
+the fold of Section 7) and calls of user functions and of function values
+(`calls.py`, compositional CHAD and Appendix C). Making a function value is making
+the tuple of its captured values (the pair rule): a function value's own cotangent
+is that of its captured values, the code has none.
 
 A function `f` becomes `f_chad(params) -> (result, f_bp)`, where `f_bp(d)`
 runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
@@ -24,13 +22,11 @@ runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
 
 from __future__ import annotations
 
-import inspect
-
-from . import ir, runtime
+from . import calls, fold, ir, runtime
 from .arrays import index_ct
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
-from .infer import Spec, default_positions, python_defaults
+from .infer import Spec
 from .names import NameSupply
 from .primitives import resolve
 from .runtime import Closure, Zero, element, slice_ct, tuple_part
@@ -42,32 +38,26 @@ from .target import (
     AccPush,
     Assign,
     Attr,
-    Break,
     CallX,
     Def,
     DictX,
     Do,
     Expr,
-    For,
     If,
     Item,
     ListX,
     Lit,
     Name,
     Obj,
-    Record,
-    Replay,
     Return,
     Stmt,
     TupleX,
-    UnaryOp,
-    While,
     bodies,
     call,
-    expr_names,
     spelling,
+    unpack,
 )
-from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, holds_function, is_active, is_number
+from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, is_active, is_number
 
 # A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
 Rule = tuple[str, list[Stmt], list[Stmt]]
@@ -75,10 +65,10 @@ Rule = tuple[str, list[Stmt], list[Stmt]]
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
     """The CHAD form of one specialised function (Fig. 7; `fig2.py` derives Fig. 2 from it)."""
-    return _Chad(spec, stage).function()
+    return Chad(spec, stage).function()
 
 
-class _Chad:
+class Chad:
     def __init__(self, spec: Spec, stage: Stage):
         self.spec = spec
         self.stage = stage
@@ -272,21 +262,21 @@ class _Chad:
             case ir.Prim():
                 rule = self.operation
             case ir.ForLoop() | ir.WhileLoop():
-                return self.loop(e, target, depth, bp)
+                return fold.loop(self, e, target, depth, bp)
             case ir.Call():
-                return self.call(e, target, depth, bp)
+                return calls.call(self, e, target, depth, bp)
             case ir.Apply():
-                return self.apply(e, target, depth, bp)
+                return calls.apply(self, e, target, depth, bp)
             case _:
                 raise AssertionError(f"not an IR expression: {e!r}")
-        primal = Assign(_targets(target), self.primal_expr(e))
+        primal = Assign(ir.target_names(target), self.primal_expr(e))
         if bp is None:
             return [primal]
         try:
             name, body, saves = rule(e, target)
         except ChadError as err:
             raise err.located(let.loc) from None
-        text = f"let {', '.join(_targets(target))} = {ir.format_expr(e, '')}"
+        text = f"let {', '.join(ir.target_names(target))} = {ir.format_expr(e, '')}"
         return [
             primal,
             *saves,
@@ -403,7 +393,7 @@ class _Chad:
                         env=self.env(depth),
                     )
                 )
-            fwd.append(Assign(_targets(target), self.primal(block.result)))
+            fwd.append(Assign(ir.target_names(target), self.primal(block.result)))
             branches.append(fwd)
         return If(self.primal(e.cond), branches[0], branches[1], comment="D[case]" if bp else "")
 
@@ -420,7 +410,7 @@ class _Chad:
         if op.runtime_vjp is not None:  # a user rule: call it, then add each part
             parts = [self.cotangent_name(a) for a in e.args]
             cts = CallX(Obj(op.runtime_vjp, "vjp_" + op.name.split(".")[-1]), [d, y, *args])
-            out.append(_unpack(parts, cts))
+            out.append(unpack(parts, cts))
             for a, p in zip(e.args, parts):
                 out += self.var(a, Name(p))
             return rule + " (user rule)", out, saves
@@ -439,7 +429,7 @@ class _Chad:
         cts = op.transpose(d, y, args, bind, array_result, lambda k: self.broadcasts(e.args, k), **extra)
         if isinstance(cts, Expr):  # one expression computing every argument's part
             parts = [self.cotangent_name(a) if self.active(a) else "_" for a in e.args]
-            out.append(_unpack(parts, cts))
+            out.append(unpack(parts, cts))
             cts = [Name(p) for p in parts]
         for k, (a, ct) in enumerate(zip(e.args, cts)):
             if not (isinstance(a, ir.Var) and self.active(a)):
@@ -455,152 +445,6 @@ class _Chad:
         if not isinstance(self.type_of(args[k]), Arr):
             return True
         return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k and a != args[k])
-
-    def loop(self, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
-        """D[fold] (Section 7): run the iterations forward, recording each one's primal values on a
-        tape; the backpropagator replays the tape newest first, running one iteration's
-        backpropagator per record (iteratively: no recursion, whatever the trip count)."""
-        state = e.state
-        fwd: list[Stmt] = [Assign(list(state), _tuple([self.primal(a) for a in e.init]))]
-        tape = self.names.fresh("tape") if bp is not None else None
-        if tape is not None:
-            fwd.append(Assign([tape], ListX([]), comment="one record per iteration"))
-        d = depth
-        for p in state:  # the state variables are in scope in the body, newest slots
-            if bp is not None and self.active(p):
-                self.open_slot(p, d)
-                d += 1
-        iteration: list[Stmt] = []
-        if isinstance(e, ir.WhileLoop):
-            test_fwd, _ = self.block(e.test, d, "test", wanted=False)
-            iteration += test_fwd
-            iteration.append(If(UnaryOp("not", self.primal(e.test.result)), [Break()], []))
-        body_fwd, body_bp = self.block(e.body, d, "iteration", wanted=bp is not None, results=e.next)
-        primal, defs = _split_defs(body_fwd)
-        iteration += primal
-        record = None
-        if tape is not None:
-            bound = _bound(primal)
-            candidates = ([e.index] if isinstance(e, ir.ForLoop) else []) + list(state) + bound
-            needed = expr_names(defs)
-            record = Record(tape, [n for n in dict.fromkeys(candidates) if n in needed])
-            iteration.append(record)
-            always = set(_bound(primal, always=True))
-            sometimes = [n for n in record.names if n in bound and n not in always]
-            if sometimes:  # bound on one path only: the record still needs a value
-                iteration.insert(
-                    0, Assign(sometimes, _tuple([Lit(None)] * len(sometimes)), comment="set on one path only")
-                )
-        iteration.append(Assign(list(state), _tuple([self.primal(a) for a in e.next])))
-        if e.stop is not None:
-            iteration.append(If(self.primal(e.stop), [Break()], []))
-        if isinstance(e, ir.ForLoop):
-            fwd.append(For(e.index, self.primal(e.seq), iteration, comment="D[loop]: forward iterations"))
-        else:
-            fwd.append(While(iteration, comment="D[loop]: forward iterations"))
-        outputs = _targets(target)
-        fwd.append(Assign(outputs, _tuple([Name(p) for p in state])))
-        if bp is None:
-            return fwd
-
-        # the reverse pass: carry the state's cotangents back through the iterations
-        live = [k for k, p in enumerate(state) if self.active(p)]
-        carry = {k: self.names.fresh("d" + state[k] + "_carry") for k in live}
-        back: list[Stmt] = []
-        for k in live:
-            part = (
-                Name(self.d)
-                if isinstance(target, str)
-                else call(tuple_part, Name(self.d), k, self.zero(self.spec.types[state[k]]))
-            )
-            back.append(Assign([carry[k]], part, comment=f"cotangent of the final {state[k]}"))
-        replay: list[Stmt] = list(defs)
-        for k in live:
-            p = state[k]
-            replay.append(
-                AccPush(self.acc, self.slot[p], self.ct[p], self.zero(self.spec.types[p]), comment=f"scope {p}")
-            )
-        if body_bp is not None:
-            args = [Name(carry[k]) for k, n in enumerate(e.next) if k in carry and self.active(n)]
-            replay.append(Do(CallX(Name(body_bp), [*args, Name(self.acc)]), comment="this iteration's backpropagator"))
-        for k in reversed(live):
-            p = state[k]
-            replay.append(AccPop(self.acc, self.slot[p], self.ct[p]))
-        for k in live:
-            replay.append(Assign([carry[k]], Name(self.ct[state[k]])))
-        back.append(Replay(tape, record.names, replay, comment="the iterations, newest first"))
-        for k in live:
-            back += self.var(e.init[k], Name(carry[k]))
-        fwd.append(Def(bp, [self.d, self.acc], back, comment="D[loop]: replay the tape", env=self.env(depth)))
-        return fwd
-
-    def call(self, e: ir.Call, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
-        """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents."""
-        args = [self.primal(a) for a in e.args]
-        callee = self.spec.callees.get(id(e))
-        types = [self.type_of(a) for a in e.args] + ([callee.result] if callee else [])
-        if callee is None or bp is None and not any(holds_function(t) for t in types):
-            # no derivative flows and no function value passes: run the original function
-            fn = e.fn
-            params = list(inspect.signature(fn).parameters.values())
-            positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
-            keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
-            return [Assign(_targets(target), CallX(Obj(fn, fn.__name__), positional, keywords))]
-        rule = "the callee's backpropagator gives its arguments' cotangents"
-        return self.invoke(callee, e.args, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
-
-    def apply(self, e: ir.Apply, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
-        """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
-        the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
-        callee = self.spec.callees[id(e)]
-        lifted = isinstance(callee.fn.captured, tuple)
-        atoms: list[ir.Atom | tuple[ir.Atom, int]] = ([e.fn] if lifted else []) + e.args
-        env = Attr(self.primal(e.fn), "env")
-        args = ([env] if lifted else []) + [self.primal(a) for a in e.args]
-        if lifted:  # parameters left out take their defaults from the function value
-            for k in default_positions(callee.fn, len(e.args)):
-                atoms.append((e.fn, k))
-                args.append(Item(env, Lit(k)))
-        else:  # a module-level function: its own defaults
-            for default in python_defaults(callee.fn.pyfunc, len(e.args)):
-                atoms.append(ir.Const(default))
-                args.append(self.primal(ir.Const(default)))
-        rule = (
-            f"the code of {ir.format_atom(e.fn)} on its captured values; its backpropagator gives their "
-            "cotangent (into its slot) and the arguments'"
-            if lifted
-            else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
-        )
-        return self.invoke(callee, atoms, args, target, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
-
-    def invoke(
-        self,
-        callee: Spec,
-        atoms: list,
-        args: list[Expr],
-        target: str | tuple[str, ...],
-        depth: int,
-        bp: str | None,
-        comment: str,
-    ) -> list[Stmt]:
-        """Call a specialisation's CHAD form; its pullback's cotangents go to `atoms`' slots
-        (an (f, k) pair: into component k of function value f's, where a default came from)."""
-        pullback = self.names.fresh("_".join(_targets(target)) + "_pullback") if bp is not None else "_"
-        result = self.names.fresh("result") if isinstance(target, tuple) else target
-        out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args))]
-        if isinstance(target, tuple):
-            out.append(Assign(list(target), Name(result)))
-        if bp is None:
-            return out
-        parts = [self.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
-        body: list[Stmt] = [_unpack(parts, CallX(Name(pullback), [Name(self.d)]))]
-        for a, p in zip(atoms, parts):
-            if p != "_" and isinstance(a, tuple):
-                body += self.var(a[0], DictX([Lit(a[1])], [Name(p)]))
-            elif p != "_":
-                body += self.var(a, Name(p))
-        out.append(Def(bp, [self.d, self.acc], body, comment=comment, env=self.env(depth)))
-        return out
 
 
 def _located(stmts: list[Stmt], loc: Loc | None) -> list[Stmt]:
@@ -621,53 +465,8 @@ def _literal(value: object) -> bool:
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
 
 
-def _tuple(items: list[Expr]) -> Expr:
-    return items[0] if len(items) == 1 else TupleX(items)
-
-
 def _plain(atom: ir.Atom) -> str:
     return atom.name if isinstance(atom, ir.Var) else "const"
-
-
-def _split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
-    """A loop body's forward code without its backpropagators, and the backpropagators
-    (which the reverse pass defines again per record, over that record's values)."""
-    primal: list[Stmt] = []
-    defs: list[Stmt] = []
-    for s in stmts:
-        if isinstance(s, Def):
-            defs.append(s)
-        elif isinstance(s, If):
-            p1, d1 = _split_defs(s.body)
-            p2, d2 = _split_defs(s.orelse)
-            primal.append(If(s.test, p1, p2, comment=s.comment, loc=s.loc))
-            if d1 or d2:
-                defs.append(If(s.test, d1, d2, comment="the branch taken forward", loc=s.loc))
-        else:
-            primal.append(s)
-    return primal, defs
-
-
-def _bound(stmts: list[Stmt], always: bool = False) -> list[str]:
-    """Names assigned by these statements (in branches too, not inside nested loops);
-    `always`: only those assigned on every path."""
-    out: list[str] = []
-    for s in stmts:
-        if isinstance(s, Assign):
-            out += s.targets
-        elif isinstance(s, If):
-            then, orelse = _bound(s.body, always), _bound(s.orelse, always)
-            out += [n for n in then if n in orelse] if always else then + orelse
-    return out
-
-
-def _unpack(names: list[str], value: Expr) -> Assign:
-    """`a, b = value`; a single name takes the only element (`a = value[0]`)."""
-    return Assign(names, Item(value, Lit(0))) if len(names) == 1 else Assign(names, value)
-
-
-def _targets(target: str | tuple[str, ...]) -> list[str]:
-    return [target] if isinstance(target, str) else list(target)
 
 
 def zero_of(t: VType) -> Expr:

@@ -238,6 +238,11 @@ def bound_names(let: Let) -> tuple[str, ...]:
     return let.target if isinstance(let.target, tuple) else (let.target,)
 
 
+def target_names(target: str | tuple[str, ...]) -> list[str]:
+    """The names a let's target binds, as a list."""
+    return [target] if isinstance(target, str) else list(target)
+
+
 # The traversal every pass shares: what an expression reads, the blocks it holds, what it binds for them.
 
 

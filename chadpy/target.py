@@ -492,6 +492,16 @@ class AccPop(Stmt):
 # ---------------------------------------------------------------- traversal
 
 
+def one_or_tuple(items: list[Expr]) -> Expr:
+    """The only item, or the tuple of them (a state of one variable is the variable)."""
+    return items[0] if len(items) == 1 else TupleX(items)
+
+
+def unpack(names: list[str], value: Expr) -> Assign:
+    """`a, b = value`; a single name takes the only element (`a = value[0]`)."""
+    return Assign(names, Item(value, Lit(0))) if len(names) == 1 else Assign(names, value)
+
+
 def bodies(s: Stmt) -> list[list[Stmt]]:
     """The statement lists nested directly in a compound statement."""
     return s.bodies()

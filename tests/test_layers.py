@@ -43,6 +43,8 @@ ORDER = [
     "infer",
     # CHAD and code generation
     "stages",
+    "fold",
+    "calls",
     "chad",
     "fig2",
     "tidy",
