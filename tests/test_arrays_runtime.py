@@ -15,15 +15,12 @@ import numpy as np
 import pytest
 
 from chadpy import arrays
-from chadpy.arrays import (
-    Scatter,
+from chadpy.array_rules import (
     clip_ct,
     concatenate_ct,
-    dense,
     dot_ct_a,
     dot_ct_b,
     extremum_ct,
-    index_ct,
     matmul_ct_a,
     matmul_ct_b,
     maximum_ct_a,
@@ -38,12 +35,11 @@ from chadpy.arrays import (
     reshape_ct,
     stack_ct,
     sum_ct,
-    to_user_array,
     transpose_ct,
-    unbroadcast,
     where_ct_a,
     where_ct_b,
 )
+from chadpy.arrays import Scatter, dense, index_ct, to_user_array, unbroadcast
 from chadpy.runtime import Zero, add
 
 

@@ -18,6 +18,7 @@ ORDER = [
     # the runtime: cotangent monoids, arrays' cotangents, the environments of the four stages
     "runtime",
     "arrays",
+    "array_rules",
     "target",  # the generated code's language (rules are written in it)
     "ir",
     "vtypes",  # the type lattice: neither the runtime nor the target language

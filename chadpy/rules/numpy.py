@@ -5,7 +5,7 @@ written once with their `math` flavours.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`;
 a call binds its arguments by that signature, and any other parameter must be left
-at its default). The transposed derivatives are runtime functions in `arrays.py`;
+at its default). The transposed derivatives are runtime functions in `array_rules.py`;
 `samples` are argument lists where the rule test checks them.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import arrays
+from .. import array_rules
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -80,40 +80,44 @@ def _selection(fn: Callable, ct_a: Callable, ct_b: Callable) -> Primitive:
     return _np(fn, _by_rules(ct_a, ct_b), ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
 
 
-_matmul_vjp = _by_rules(arrays.matmul_ct_a, arrays.matmul_ct_b)
+_matmul_vjp = _by_rules(array_rules.matmul_ct_a, array_rules.matmul_ct_b)
 _PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
 MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul, samples=_PRODUCTS)
 _MASK = np.array([[True, False, True], [False, False, True]])
 
 PRIMITIVES.update(
     {
-        np.maximum: _selection(np.maximum, arrays.maximum_ct_a, arrays.maximum_ct_b),
-        np.minimum: _selection(np.minimum, arrays.minimum_ct_a, arrays.minimum_ct_b),
+        np.maximum: _selection(np.maximum, array_rules.maximum_ct_a, array_rules.maximum_ct_b),
+        np.minimum: _selection(np.minimum, array_rules.minimum_ct_a, array_rules.minimum_ct_b),
         np.clip: _np(
             np.clip,
-            lambda d, y, x, lo, hi: [call(arrays.clip_ct, d, x, lo, hi), None, None],
+            lambda d, y, x, lo, hi: [call(array_rules.clip_ct, d, x, lo, hi), None, None],
             ("a", "a_min", "a_max"),
             kind=clip,
             samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
         ),
         np.where: _np(
             np.where,
-            lambda d, y, c, a, b: [None, call(arrays.where_ct_a, d, c, a, b), call(arrays.where_ct_b, d, c, a, b)],
+            lambda d, y, c, a, b: [
+                None,
+                call(array_rules.where_ct_a, d, c, a, b),
+                call(array_rules.where_ct_b, d, c, a, b),
+            ],
             ("condition", "x", "y"),
             kind=where,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
-        np.sum: _reduction(np.sum, arrays.sum_ct),
-        np.mean: _reduction(np.mean, arrays.mean_ct, kind=mean_rule),
-        np.prod: _reduction(np.prod, arrays.prod_ct, with_y=True),
-        np.max: _reduction(np.max, arrays.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, arrays.extremum_ct, with_y=True),
-        np.amax: _reduction(np.amax, arrays.extremum_ct, with_y=True),
-        np.amin: _reduction(np.amin, arrays.extremum_ct, with_y=True),
+        np.sum: _reduction(np.sum, array_rules.sum_ct),
+        np.mean: _reduction(np.mean, array_rules.mean_ct, kind=mean_rule),
+        np.prod: _reduction(np.prod, array_rules.prod_ct, with_y=True),
+        np.max: _reduction(np.max, array_rules.extremum_ct, with_y=True),
+        np.min: _reduction(np.min, array_rules.extremum_ct, with_y=True),
+        np.amax: _reduction(np.amax, array_rules.extremum_ct, with_y=True),
+        np.amin: _reduction(np.amin, array_rules.extremum_ct, with_y=True),
         # the 2-norm (Frobenius for matrices); another `ord` is not supported (it must stay None)
         np.linalg.norm: _np(
             np.linalg.norm,
-            lambda d, y, x, axis, keepdims: [call(arrays.norm_ct, d, y, x, axis, keepdims)],
+            lambda d, y, x, axis, keepdims: [call(array_rules.norm_ct, d, y, x, axis, keepdims)],
             ("x", "axis", "keepdims"),
             (None, False),
             kind=reduction("f"),
@@ -121,14 +125,22 @@ PRIMITIVES.update(
         ),
         np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul, samples=_PRODUCTS),
         np.dot: _np(
-            np.dot, _by_rules(arrays.dot_ct_a, arrays.dot_ct_b), ("a", "b"), kind=dot, samples=(*_PRODUCTS, (REALS, _M))
+            np.dot,
+            _by_rules(array_rules.dot_ct_a, array_rules.dot_ct_b),
+            ("a", "b"),
+            kind=dot,
+            samples=(*_PRODUCTS, (REALS, _M)),
         ),
         np.outer: _np(
-            np.outer, _by_rules(arrays.outer_ct_a, arrays.outer_ct_b), ("a", "b"), kind=outer, samples=_PRODUCTS
+            np.outer,
+            _by_rules(array_rules.outer_ct_a, array_rules.outer_ct_b),
+            ("a", "b"),
+            kind=outer,
+            samples=_PRODUCTS,
         ),
         np.reshape: _np(
             np.reshape,
-            lambda d, y, x, shape: [call(arrays.reshape_ct, d, x), None],
+            lambda d, y, x, shape: [call(array_rules.reshape_ct, d, x), None],
             ("a", "shape"),
             kind=reshape,
             aliases="view",
@@ -136,7 +148,7 @@ PRIMITIVES.update(
         ),
         np.transpose: _np(
             np.transpose,
-            lambda d, y, x, axes: [call(arrays.transpose_ct, d, x, axes), None],
+            lambda d, y, x, axes: [call(array_rules.transpose_ct, d, x, axes), None],
             ("a", "axes"),
             (None,),
             kind=same_array,
@@ -145,7 +157,7 @@ PRIMITIVES.update(
         ),
         np.concatenate: _np(
             np.concatenate,
-            lambda d, y, xs, axis: [call(arrays.concatenate_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(array_rules.concatenate_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=concatenate,
@@ -154,7 +166,7 @@ PRIMITIVES.update(
         ),
         np.stack: _np(
             np.stack,
-            lambda d, y, xs, axis: [call(arrays.stack_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(array_rules.stack_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=stack,
@@ -163,7 +175,7 @@ PRIMITIVES.update(
         ),
         np.array: _np(
             np.array,
-            lambda d, y, x, dtype: [call(arrays.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(array_rules.array_ct, d, x), None],
             ("object", "dtype"),
             (None,),
             kind=array_like,
@@ -172,7 +184,7 @@ PRIMITIVES.update(
         ),
         np.asarray: _np(
             np.asarray,
-            lambda d, y, x, dtype: [call(arrays.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(array_rules.array_ct, d, x), None],
             ("a", "dtype"),
             (None,),
             kind=array_like,

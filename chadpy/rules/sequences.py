@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import functools
 
-from .. import arrays, runtime
+from .. import array_rules, runtime
 from ..errors import ChadTypeError
 from ..kinds import INDICES, INT_RESULT, sum_builtin
 from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
@@ -95,7 +95,7 @@ REPEAT = Primitive(
 SUM_SEQ = Primitive(
     "sum",
     lambda *a: call(builtins.sum, *a),
-    lambda d, y, xs, start=None, saved=None: [call(arrays.sum_seq_ct, d, xs, saved), d],
+    lambda d, y, xs, start=None, saved=None: [call(array_rules.sum_seq_ct, d, xs, saved), d],
     (1, 2),
     sum_builtin,
     saves=lambda y, xs, start=None: call(len, xs),
@@ -108,7 +108,7 @@ def _extreme_seq(fn: object) -> Primitive:
     return Primitive(
         fn.__name__,
         lambda xs: call(fn, xs),
-        lambda d, y, xs: [call(arrays.extreme_seq_ct, d, y, xs)],
+        lambda d, y, xs: [call(array_rules.extreme_seq_ct, d, y, xs)],
         (1, 1),
         _element_type,
         containers=True,

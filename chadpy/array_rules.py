@@ -1,0 +1,344 @@
+"""The run-time halves of the array rules: the transposed derivatives of NumPy's functions.
+
+Each `*_ct` function accepts `Zero` for the incoming cotangent `d` (and returns `Zero`:
+`@linear` does that once for all of them, so a rule's body is its formula), a dense
+array, a float, or a `Scatter` (densified first). Results may be read-only broadcast
+views: a dense cotangent is never mutated (`arrays.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .arrays import Axis, IntTuple, ndarray_of, python_scalar, unbroadcast
+from .runtime import Zero
+
+
+def _axes(axis: Axis, ndim: int) -> IntTuple:
+    """Normalised, sorted, non-negative reduction axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        return tuple(sorted(a % ndim for a in axis))
+    return (axis % ndim,)
+
+
+def _expand(d: Any, ndim: int, axis: Axis, keepdims: bool) -> np.ndarray:
+    """A reduction's result (or its cotangent) with the reduced axes put back as length-1 axes,
+    so that it broadcasts against the operand."""
+    d = np.asarray(d)
+    if keepdims:
+        return d
+    axes = _axes(axis, ndim)
+    return np.expand_dims(d, axes) if axes else d
+
+
+def _t(a: np.ndarray) -> np.ndarray:
+    """Swap the last two axes (matrix transpose of a stack of matrices)."""
+    return np.swapaxes(a, -1, -2)
+
+
+def _finish(g: Any, x: Any) -> Any:
+    """`g` as the cotangent of `x`: an ndarray for an ndarray primal, a Python scalar otherwise."""
+    return g if isinstance(x, np.ndarray) else python_scalar(g)
+
+
+def linear(rule: Callable[..., Any]) -> Callable[..., Any]:
+    """A transposed derivative, linear in the incoming cotangent `d` (its first argument): no
+    cotangent (`Zero`, or None) gives `Zero` without running the formula."""
+
+    @functools.wraps(rule)
+    def guarded(d: Any, *args: Any, **kwargs: Any) -> Any:
+        if d is Zero or d is None:
+            return Zero
+        return rule(d, *args, **kwargs)
+
+    return guarded
+
+
+# ====================================================================== reductions
+
+
+@linear
+def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
+    xa = np.asarray(x)
+    return _finish(np.broadcast_to(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
+
+
+@linear
+def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """Cotangent of `x` in `np.mean(x, axis, keepdims=keepdims)`."""
+    xa = np.asarray(x)
+    count = 1
+    for a in _axes(axis, xa.ndim):
+        count *= xa.shape[a]
+    # divide before broadcasting: the division touches the result's size, not x's
+    return _finish(np.broadcast_to(_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count, xa.shape), x)
+
+
+def _others_product(x: np.ndarray, axes: IntTuple) -> np.ndarray:
+    """For every element, the product of the other elements of its reduction group.
+
+    Exclusive prefix times exclusive suffix products, not `prod / x`: correct when x has zeros."""
+    keep = [a for a in range(x.ndim) if a not in axes]
+    perm = keep + list(axes)
+    xt = np.transpose(x, perm)  # reduced axes last, flattened into one
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    flat = xt.reshape(xt.shape[: len(keep)] + (n,))
+    left = np.ones(flat.shape, np.result_type(flat.dtype, np.float64))
+    right = np.ones_like(left)
+    if n > 1:
+        np.cumprod(flat[..., :-1], axis=-1, out=left[..., 1:])  # left[j] = x[0] * ... * x[j-1]
+        right[..., :-1] = np.cumprod(flat[..., :0:-1], axis=-1)[..., ::-1]  # right[j] = x[j+1] * ... * x[n-1]
+    return np.transpose((left * right).reshape(xt.shape), np.argsort(perm))
+
+
+@linear
+def prod_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """Cotangent of `x` in `y = np.prod(x, axis, keepdims=keepdims)` (y is unused: zeros in x are fine)."""
+    xa = np.asarray(x)
+    return _finish(_expand(ndarray_of(d), xa.ndim, axis, keepdims) * _others_product(xa, _axes(axis, xa.ndim)), x)
+
+
+@linear
+def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """Cotangent of `x` in `y = np.max(x, ...)` or `np.min(x, ...)`: `d` split equally among tied positions."""
+    xa = np.asarray(x)
+    ye = _expand(y, xa.ndim, axis, keepdims)
+    hit = xa == ye
+    if xa.dtype.kind in "fc":
+        hit = hit | (np.isnan(xa) & np.isnan(ye))  # max/min propagate nan: the nan positions are the winners
+    count = hit.sum(axis=_axes(axis, xa.ndim), keepdims=True)
+    return _finish(hit * (_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count), x)
+
+
+@linear
+def norm_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """Cotangent of `x` in `y = np.linalg.norm(x, axis=axis, keepdims=keepdims)` (2-norm / Frobenius):
+    d * x / y, and 0 where y == 0 (the subgradient of smallest norm)."""
+    xa = np.asarray(x)
+    ye = _expand(y, xa.ndim, axis, keepdims)
+    de = _expand(ndarray_of(d), xa.ndim, axis, keepdims)
+    zero = ye == 0
+    return _finish(np.where(zero, 0.0, de * xa / np.where(zero, 1.0, ye)), x)
+
+
+# ====================================================================== linear algebra
+
+
+def _matmul_parts(d: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a and b promoted to stacks of matrices as np.matmul does (1-D a -> a row, 1-D b -> a column),
+    and d with the axes matmul dropped put back."""
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    if b.ndim == 1:
+        b, d = b[:, None], d[..., None]
+    if a.ndim == 1:
+        a, d = a[None, :], d[..., None, :]
+    return d, a, b
+
+
+@linear
+def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `a @ b` (1-D, 2-D, and batched with broadcast batch axes summed back)."""
+    d2, a2, b2 = _matmul_parts(d, a, b)
+    return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
+
+
+@linear
+def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `a @ b`."""
+    d2, a2, b2 = _matmul_parts(d, a, b)
+    return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
+
+
+@linear
+def dot_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.dot(a, b)`: a scalar operand means multiplication, otherwise
+    dot(a, b)[A..., B..., n] = sum_k a[A..., k] * b[B..., k, n] (any ndim)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(ndarray_of(d) * np.asarray(b), a)
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    if b.ndim == 1:
+        return np.multiply.outer(d, b)
+    # contract d's B... and n axes with b's B... and n axes (all of b's but the k axis)
+    d_axes = list(range(a.ndim - 1, d.ndim))
+    b_axes = list(range(b.ndim - 2)) + [b.ndim - 1]
+    return np.tensordot(d, b, axes=(d_axes, b_axes))
+
+
+@linear
+def dot_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.dot(a, b)`."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(ndarray_of(d) * np.asarray(a), b)
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    lead = list(range(a.ndim - 1))
+    g = np.tensordot(a, d, axes=(lead, lead))  # shape (k, B..., n) or (k,) for 1-D b
+    return np.moveaxis(g, 0, b.ndim - 2) if b.ndim > 1 else g
+
+
+@linear
+def outer_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.outer(a, b)` (which ravels both operands)."""
+    return _finish((ndarray_of(d) @ np.ravel(b)).reshape(np.shape(a)), a)
+
+
+@linear
+def outer_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.outer(a, b)`."""
+    return _finish((np.ravel(a) @ ndarray_of(d)).reshape(np.shape(b)), b)
+
+
+# ====================================================================== shape operations
+
+
+@linear
+def transpose_ct(d: Any, x: Any, axes: Sequence[int] | None = None) -> Any:
+    """Cotangent of `x` in `np.transpose(x, axes)`: transpose back by the inverse permutation."""
+    d = ndarray_of(d)
+    if axes is None:
+        return d.T
+    return np.transpose(d, np.argsort([a % d.ndim for a in axes]))
+
+
+@linear
+def reshape_ct(d: Any, x: Any) -> Any:
+    """Cotangent of `x` in `np.reshape(x, ...)` (also ravel/flatten/squeeze/expand_dims)."""
+    return _finish(ndarray_of(d).reshape(np.shape(x)), x)
+
+
+@linear
+def concatenate_ct(d: Any, xs: Sequence[Any], axis: int | None = 0) -> Any:
+    """Cotangent of the sequence `xs` in `np.concatenate(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""
+    d = ndarray_of(d)
+    out: dict[int, Any] = {}
+    start = 0
+    if axis is None:  # concatenation of the raveled inputs
+        flat = d.reshape(-1)
+        for i, x in enumerate(xs):
+            n = int(np.size(x))
+            out[i] = flat[start : start + n].reshape(np.shape(x))
+            start += n
+        return out
+    ax = axis % d.ndim
+    lead = (slice(None),) * ax
+    for i, x in enumerate(xs):
+        n = np.shape(x)[ax]
+        out[i] = d[(*lead, slice(start, start + n))]  # a view: fine, cotangents are never mutated
+        start += n
+    return out
+
+
+@linear
+def stack_ct(d: Any, xs: Sequence[Any], axis: int = 0) -> Any:
+    """Cotangent of the sequence `xs` in `np.stack(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""
+    d = ndarray_of(d)
+    lead = (slice(None),) * (axis % d.ndim)
+    return {i: _finish(d[(*lead, i)], x) for i, x in enumerate(xs)}
+
+
+# ====================================================================== elementwise selections
+
+
+def _select_ct(d: Any, x: Any, weight: Any) -> Any:
+    return unbroadcast(ndarray_of(d) * weight, x)
+
+
+def _winner(x: Any, other: Any, beats: Any) -> np.ndarray:
+    """1 where x beats other, 1/2 on ties (the cotangent is split between the operands), else 0."""
+    return np.where(beats(x, other), 1.0, np.where(np.equal(x, other), 0.5, 0.0))
+
+
+@linear
+def maximum_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.maximum(a, b)`: d where a wins, half of it on ties."""
+    return _select_ct(d, a, _winner(a, b, np.greater))
+
+
+@linear
+def maximum_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.maximum(a, b)`."""
+    return _select_ct(d, b, _winner(b, a, np.greater))
+
+
+@linear
+def minimum_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.minimum(a, b)`."""
+    return _select_ct(d, a, _winner(a, b, np.less))
+
+
+@linear
+def minimum_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.minimum(a, b)`."""
+    return _select_ct(d, b, _winner(b, a, np.less))
+
+
+@linear
+def clip_ct(d: Any, x: Any, lo: Any, hi: Any) -> Any:
+    """Cotangent of `x` in `np.clip(x, lo, hi)`: d where lo <= x <= hi, else 0 (lo/hi may be None)."""
+    inside: Any = True
+    if lo is not None:
+        inside = np.greater_equal(x, lo)
+    if hi is not None:
+        inside = inside & np.less_equal(x, hi)
+    return _select_ct(d, x, inside)
+
+
+@linear
+def where_ct_a(d: Any, cond: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.where(cond, a, b)`."""
+    return unbroadcast(np.where(cond, ndarray_of(d), 0.0), a)
+
+
+@linear
+def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.where(cond, a, b)`."""
+    return unbroadcast(np.where(cond, 0.0, ndarray_of(d)), b)
+
+
+# ====================================================================== sequences of arrays
+
+
+@linear
+def sum_seq_ct(d: object, xs: object, n: int) -> object:
+    """Cotangent of xs in `sum(xs)`: d for each of its first n elements (summed back to their shapes)."""
+    if isinstance(xs, np.ndarray):
+        return sum_ct(d, xs, 0)
+    if isinstance(d, float):
+        return dict.fromkeys(range(n), d)
+    return {k: unbroadcast(d, xs[k]) for k in range(n)}
+
+
+@linear
+def extreme_seq_ct(d: object, y: object, xs: object) -> object:
+    """Cotangent of xs in `max(xs)` / `min(xs)`: all of d to the element Python returned."""
+    if isinstance(xs, np.ndarray):
+        return extremum_ct(d, y, xs, 0)
+    for k, x in enumerate(xs):
+        if x is y:
+            return {k: d}
+    return {list(xs).index(y): d}
+
+
+@linear
+def array_ct(d: object, x: object) -> object:
+    """Cotangent of x in `np.array(x)`: an array's; a number's; a (nested) list's or tuple's
+    {position: cotangent of that element}."""
+    return _nested_ct(d, x)
+
+
+def _nested_ct(d: object, x: object) -> object:
+    if isinstance(x, np.ndarray):
+        return d
+    if not isinstance(x, (list, tuple)):
+        return python_scalar(ndarray_of(d))
+    d = ndarray_of(d)
+    d = np.broadcast_to(d, np.shape(x)) if d.shape != np.shape(x) else d
+    return {k: _nested_ct(d[k], item) for k, item in enumerate(x)}
