@@ -15,8 +15,9 @@ import inspect
 from typing import TYPE_CHECKING
 
 from . import ir
+from .expressions import Attr, CallX, DictX, Expr, Item, Lit, Name, Obj
 from .infer import Spec, default_positions, python_defaults
-from .target import Assign, Attr, CallX, Def, DictX, Expr, Item, Lit, Name, Obj, Stmt, unpack
+from .target import Assign, Def, Stmt, unpack
 from .vtypes import holds_function, is_active
 
 if TYPE_CHECKING:

@@ -26,37 +26,13 @@ from . import calls, fold, ir, runtime
 from .arrays import index_ct
 from .environments import dense_one_hot, dense_zero
 from .errors import ChadError, ChadTypeError, Loc
+from .expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
 from .infer import Spec
 from .names import NameSupply
 from .primitives import resolve
 from .runtime import Closure, Zero, element, slice_ct, tuple_part
 from .stages import Stage
-from .target import (
-    AccNew,
-    AccOne,
-    AccPop,
-    AccPush,
-    Assign,
-    Attr,
-    CallX,
-    Def,
-    DictX,
-    Do,
-    Expr,
-    If,
-    Item,
-    ListX,
-    Lit,
-    Name,
-    Obj,
-    Return,
-    Stmt,
-    TupleX,
-    bodies,
-    call,
-    spelling,
-    unpack,
-)
+from .target import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
 from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, is_active, is_number
 
 # A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.

@@ -21,6 +21,7 @@ import gast
 
 from . import runtime
 from .errors import Loc
+from .expressions import Attr, BinOp, CallX, Compare, DictX, Expr, IfExp, Item, ListX, Lit, Name, Obj, TupleX, UnaryOp
 from .names import Globals
 from .target import (
     AccNew,
@@ -29,29 +30,15 @@ from .target import (
     AccPush,
     Accum,
     Assign,
-    Attr,
-    BinOp,
     Break,
-    CallX,
-    Compare,
     Def,
-    DictX,
     Do,
-    Expr,
     For,
     If,
-    IfExp,
-    Item,
-    ListX,
-    Lit,
-    Name,
-    Obj,
     Record,
     Replay,
     Return,
     Stmt,
-    TupleX,
-    UnaryOp,
     While,
     local_names,
 )

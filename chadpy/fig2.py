@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .errors import Loc
+from .expressions import Attr, CallX, Expr, Lit, Name, Obj
 from .names import NameSupply
 from .target import (
     AccNew,
@@ -33,14 +34,8 @@ from .target import (
     AccPop,
     AccPush,
     Assign,
-    Attr,
-    CallX,
     Def,
     Do,
-    Expr,
-    Lit,
-    Name,
-    Obj,
     Return,
     Stmt,
     bodies,

@@ -13,26 +13,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import ir
+from .expressions import CallX, ListX, Lit, Name, UnaryOp, call
 from .runtime import tuple_part
 from .target import (
     AccPop,
     AccPush,
     Assign,
     Break,
-    CallX,
     Def,
     Do,
     For,
     If,
-    ListX,
-    Lit,
-    Name,
     Record,
     Replay,
     Stmt,
-    UnaryOp,
     While,
-    call,
     expr_names,
     one_or_tuple,
 )

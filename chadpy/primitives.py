@@ -42,8 +42,8 @@ import numpy as np
 
 from . import runtime
 from .arrays import dense, unbroadcast
+from .expressions import Expr, IfExp, Lit, Name, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
-from .target import Expr, IfExp, Lit, Name, call
 from .vtypes import Arr, Lst, Tup, VType
 
 Vjp = Callable[..., list[Expr]]

@@ -27,11 +27,11 @@ import numpy as np
 
 from . import ir
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
+from .expressions import CallX, Obj
 from .kinds import fixed
 from .primitives import METHODS, PRIMITIVES, Primitive, lookup
 from .rules.scalar import BINARY_FOLDS
 from .source import ParsedFunction, Watch, is_missing
-from .target import CallX, Obj
 from .vtypes import OBJECT
 
 if TYPE_CHECKING:

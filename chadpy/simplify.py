@@ -26,6 +26,7 @@ import bisect
 from collections import Counter
 from dataclasses import replace
 
+from .expressions import CallX, Lit, Name, Obj
 from .target import (
     AccNew,
     AccOne,
@@ -33,13 +34,9 @@ from .target import (
     AccPush,
     Accum,
     Assign,
-    CallX,
     Def,
     Do,
     If,
-    Lit,
-    Name,
-    Obj,
     Record,
     Replay,
     Stmt,

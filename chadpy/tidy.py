@@ -20,24 +20,8 @@ from collections import Counter
 import numpy as np
 
 from . import arrays, runtime
-from .target import (
-    Accum,
-    Assign,
-    BinOp,
-    CallX,
-    Def,
-    DictX,
-    Expr,
-    If,
-    Lit,
-    Name,
-    Obj,
-    Stmt,
-    UnaryOp,
-    iter_exprs,
-    map_exprs,
-    walk,
-)
+from .expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
+from .target import Accum, Assign, Def, If, Stmt, iter_exprs, map_exprs, walk
 from .vtypes import Arr, Float, VType
 
 

@@ -19,7 +19,8 @@ ORDER = [
     "runtime",
     "arrays",
     "array_rules",
-    "target",  # the generated code's language (rules are written in it)
+    "expressions",  # the generated code's expressions (rules are written in them)
+    "target",  # its statements
     "ir",
     "vtypes",  # the type lattice: neither the runtime nor the target language
     "cotangents",

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import array_rules
+from ..expressions import BinOp, call
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -41,7 +42,6 @@ from ..kinds import (
     where,
 )
 from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
-from ..target import BinOp, call
 from ..vtypes import Arr
 
 _np = numpy_function

@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
+from ..expressions import Expr, IfExp, Lit
 from ..primitives import NONZERO, POSITIVE, REALS, Reals, Spelling, pointwise, pow_base
-from ..target import Expr, IfExp, Lit
 
 
 def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> list[Expr]:

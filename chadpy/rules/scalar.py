@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import runtime
+from ..expressions import BinOp, Compare, Expr, IfExp, Lit, UnaryOp
 from ..kinds import (
     BOOL_RESULT,
     INDICES,
@@ -30,7 +31,6 @@ from ..kinds import (
     round_builtin,
 )
 from ..primitives import MATH, NONZERO, OPERATORS, POSITIVE, PRIMITIVES, REALS, Primitive, function, sampled
-from ..target import BinOp, Compare, Expr, IfExp, Lit, UnaryOp
 from ..vtypes import REAL, SLICE
 from .numpy import MATMUL
 from .pointwise import ABS, ADD, DIV, MUL, NEG, POW, SUB

@@ -12,9 +12,9 @@ import functools
 
 from .. import array_rules, runtime
 from ..errors import ChadTypeError
+from ..expressions import BinOp, call
 from ..kinds import INDICES, INT_RESULT, sum_builtin
 from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
-from ..target import BinOp, call
 from ..vtypes import INT, Arr, Dct, Lst, Tup, VType, describe, is_active, item_join, join
 
 
