@@ -187,7 +187,8 @@ def key_list(lw: Lowerer, seq: gast.Name, key: gast.expr | None, env: dict, lets
 def elements(lw: Lowerer, iterable: gast.expr, env: dict, lets: list) -> ir.Atom:
     """The list of what a `for` loop over `iterable` yields (a dict's keys, an array's rows)."""
     item = lw.names.fresh("item")
-    return list_of(lw, gast_name(item), [item], iterable, env, lets)
+    elt = gast.copy_location(gast_name(item), iterable)  # its loop is on the iterable's line
+    return list_of(lw, elt, [item], iterable, env, lets)
 
 
 def sorted_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
+import re
 import traceback
 
 import numpy as np
@@ -615,3 +616,15 @@ def test_a_function_without_a_module(tmp_path):
     exec(compile(path.read_text(), str(path), "exec"), namespace)
     assert namespace["cube"].__module__ is None
     assert chad.grad(namespace["cube"])(2.0) == 12.0
+
+
+def sum_sorted_squares(xs):
+    return sum([v * v for v in sorted(xs)])
+
+
+def test_a_desugared_loop_is_located_at_its_own_line():
+    """The loop `sorted(xs)` hides was shown under the `def` line: the element it writes had no location
+    (found reading the golden files, issue 13). Every statement's line is now the user's `return` line."""
+    source = chad.source(sum_sorted_squares, [1.0, 3.0, 2.0])
+    lines = {m for m in re.findall(r"# line (\d+):", source)}
+    assert lines == {str(sum_sorted_squares.__code__.co_firstlineno + 1)}

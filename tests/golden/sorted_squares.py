@@ -4,7 +4,6 @@ def sorted_squares_chad(xs):
     empty = []
     empty_1 = []
     places = positions(xs)
-    # line 67: def sorted_squares(xs):
     listcomp_1 = empty_1
     tape = []  # one record per iteration
     for k in places:  # D[loop]: forward iterations
@@ -15,7 +14,6 @@ def sorted_squares_chad(xs):
         tape.append((k, saved))
         listcomp_1 = listcomp_1_1
     listcomp_1_2 = listcomp_1
-    # line 68: return sum([v * v for v in sorted(xs)])
     order = argsort(listcomp_1_2, False)
     empty_2 = []
     places_1 = positions(order)
@@ -67,7 +65,6 @@ def sorted_squares_chad(xs):
             dlistcomp_2, ditem_1 = append_ct(dlistcomp_2_1, saved_1)
             dlistcomp_1_2 = add_at(dlistcomp_1_2, position, ditem_1)
             dlistcomp_2_carry = dlistcomp_2
-        # line 67: def sorted_squares(xs):
         dlistcomp_1_carry = dlistcomp_1_2  # cotangent of the final listcomp_1
         for k, saved in reversed(tape):  # the iterations, newest first
             dlistcomp_1_1 = dlistcomp_1_carry
