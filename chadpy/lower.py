@@ -349,6 +349,7 @@ class Lowerer:
         """A fresh SSA name for an assignment to `user_name`."""
         name = self.names.fresh(user_name) if user_name in self.bound else user_name
         self.bound.add(name)
+        self.names.taken.add(name)  # a `def`'s name is not a gast.Name: the supply may not know it
         env[user_name] = ir.Var(name)
         return name
 
