@@ -10,14 +10,12 @@ and returns the deterministic costs (`chadpy.cost_report`). The cost-bound tests
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sources import load_function
 
 import chadpy as chad
 
@@ -30,23 +28,11 @@ class Family:
     env_grows: bool  # the environment Γ grows with n: where Fig. 2's dense vectors must fail
 
 
-_folder = tempfile.mkdtemp(prefix="chadpy-families-")
-
-
-def _load(name: str, source: str) -> Callable:
-    """The function `f` defined by `source` (a real file: chadpy reads the source)."""
-    path = os.path.join(_folder, f"{name}.py")
-    with open(path, "w") as out:
-        out.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
-
-
 def _straight_line(name: str, params: str, lines: list[str], result: str, prelude: str = "") -> Callable:
     body = "\n".join("    " + line for line in lines)
-    return _load(name, f"import math\n\n{prelude}\ndef f({params}):\n{body}\n    return {result}\n")
+    return load_function(
+        prefix=name, source=f"import math\n\n{prelude}\ndef f({params}):\n{body}\n    return {result}\n"
+    )
 
 
 def projections(n: int):
@@ -111,7 +97,7 @@ def _tree(lo: int, hi: int) -> str:
 def union_tree(n: int):
     """Appendix A: a complete binary tree adding n distinct variables (n a power of two)."""
     params = ", ".join(f"x{k}" for k in range(n))
-    f = _load(f"union_tree_{n}", f"def f({params}, c):\n    return {_tree(0, n)}\n")
+    f = load_function(prefix=f"union_tree_{n}", source=f"def f({params}, c):\n    return {_tree(0, n)}\n")
     return f, (*(1.0 + k / n for k in range(n)), True)
 
 

@@ -16,15 +16,13 @@ The README's list of supported functions is checked against the registry too.
 from __future__ import annotations
 
 import builtins
-import importlib.util
-import itertools
 import os
 import re
-import tempfile
 
 import numpy as np
 import pytest
 from fd import assert_close, central_diff, inner
+from sources import load_function
 
 import chadpy as chad
 from chadpy import rules
@@ -116,22 +114,6 @@ def _cases():
 # ====================================================================== the check
 
 
-_modules = itertools.count()
-_dir = tempfile.mkdtemp(prefix="chadpy_rules_")
-
-
-def _load(source: str):
-    """Write the module to a file (chadpy reads source with `inspect`), import it, return f."""
-    name = f"chadpy_rule_{next(_modules)}"
-    path = os.path.join(_dir, name + ".py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.f
-
-
 def _sampled(spec: Reals, shape: tuple[int, ...] | None, rng: np.random.Generator) -> object:
     shape = spec.shape if spec.shape is not None else shape
     v = rng.uniform(spec.lo, spec.hi, shape or ())
@@ -168,7 +150,9 @@ def test_rule_matches_finite_differences(op, write, sample, shapes):
             params.append(f"x{k}")
             args.append(value)
         written.append(f"x{k}" if passed else repr(value))
-    f = _load(f"import math\n\nimport numpy as np\n\n\ndef f({', '.join(params)}):\n    return {write(written)}\n")
+    f = load_function(
+        f"import math\n\nimport numpy as np\n\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule"
+    )
     ct = _like(f(*args), rng)
     for simplify in (True, False):
         value, pullback = chad.vjp(f, *args, simplify=simplify)
