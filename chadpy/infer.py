@@ -72,9 +72,16 @@ class Spec:
     error: ChadError | None = None
     caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
     references: ownership.Summary | None = None  # what a call of it does to references (`ownership`)
+    outside: dict[str, VType] = field(default_factory=dict)  # the types of the outside data it reads
 
     def type_of(self, atom: ir.Atom) -> VType:
-        return self.types[atom.name] if isinstance(atom, ir.Var) else of_value(atom.value, False)
+        if isinstance(atom, ir.Var):
+            return self.types[atom.name]
+        if isinstance(atom, ir.Ref):  # outside data: typed once per name (a list's walk is not repeated)
+            if atom.path not in self.outside:
+                self.outside[atom.path] = of_value(atom.value, False)
+            return self.outside[atom.path]
+        return of_value(atom.value, False)
 
     def active(self, atom: ir.Atom) -> bool:
         return is_active(self.type_of(atom))

@@ -88,19 +88,31 @@ class Resolver:
         return path, getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
 
     def outside(self, path: str, value: object, node: gast.AST) -> ir.Expr:
-        """An outside object used as a value: plain data, read as a constant, or a function
-        (a function value with nothing captured: its code is read where it is called)."""
-        if value is None or isinstance(value, (bool, int, float, complex, str, bytes)):
-            return ir.Ref(path, value)
-        if isinstance(value, tuple) and all(isinstance(v, (bool, int, float, str)) for v in value):
-            return ir.Ref(path, value)
+        """An outside object used as a value: a function (a function value with nothing captured:
+        its code is read where it is called), or data: a number, an array, a list, dict or tuple,
+        an object, a class. Data carries no derivative; the generated code refers to the object
+        itself (never a copy), so a change to it between two calls shows in the second, and a
+        rebinding of the name rebuilds the derivative (`source.Watch`)."""
         value = getattr(value, "__chad_wrapped__", value)
         if isinstance(value, type):
-            return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`)
+            return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`), even one with a rule (`float(x)`)
         if isinstance(value, types.FunctionType) or lookup(value) is not None:
             return ir.MakeClosure(value, [])
-        kind = "a function chadpy has no rule for" if callable(value) else f"a {type(value).__name__}"
-        raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
+        if callable(value):
+            kind = "a function chadpy has no rule for"
+            raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
+        return ir.Ref(path, value)
+
+    def is_data(self, node: gast.expr, env: dict) -> bool:
+        """Whether `node` names an outside value that is data (an array, a `RandomState`, an object:
+        not a module, a function or a class)."""
+        if self.is_local(node, env) or not isinstance(node, (gast.Name, gast.Attribute)):
+            return False
+        try:
+            _, value = self.static_path(node, env)
+        except ChadError:
+            return False
+        return not isinstance(value, (types.ModuleType, type)) and not callable(value)
 
 
 # ---------------------------------------------------------------- calls, by what the callee is

@@ -17,6 +17,7 @@ import types
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 
@@ -26,21 +27,29 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 @dataclass
 class Watch:
-    """The outside values a derivative was built from; stale once any is rebound."""
+    """The outside values a derivative was built from; stale once any is rebound, or once an
+    array among them changes its rank or dtype kind in place (the derivative is specialised to
+    them). O(1) per value: a list's elements are not walked."""
 
-    entries: dict[tuple[int, str], tuple[object, str, object]] = field(default_factory=dict)
+    entries: dict[tuple[int, str], tuple[object, str, object, object]] = field(default_factory=dict)
 
     def add(self, container: object, key: str, value: object) -> None:
-        self.entries[id(container), key] = (container, key, value)
+        self.entries[id(container), key] = (container, key, value, _array_kind(value))
 
     def still_valid(self) -> bool:
-        for container, key, value in self.entries.values():
+        for container, key, value, kind in self.entries.values():
             if isinstance(container, dict):
                 if container.get(key, _MISSING) is not value:
                     return False
             elif container.cell_contents is not value:  # a closure cell
                 return False
+            if kind is not None and _array_kind(value) != kind:
+                return False
         return True
+
+
+def _array_kind(value: object) -> tuple[int, str] | None:
+    return (value.ndim, value.dtype.kind) if isinstance(value, np.ndarray) else None
 
 
 @dataclass

@@ -57,8 +57,14 @@ def test_resolve_names_and_module_paths():
     assert resolver.outside("SCALE", SCALE, call) == ir.Ref("SCALE", SCALE)
     assert isinstance(resolver.outside("math.sin", math.sin, call), ir.MakeClosure)  # a primitive as a value
     assert resolver.is_local(gast.Name("x", gast.Load(), None, None), {})
-    with pytest.raises(UnsupportedSyntax, match="`parsed` is a ParsedFunction"):
-        resolver.outside("parsed", parsed, call)
+    assert resolver.outside("parsed", parsed, call) == ir.Ref("parsed", parsed)  # any object: data
+
+    class Rule:
+        def __call__(self, t):
+            return t
+
+    with pytest.raises(UnsupportedSyntax, match="`rule` is a function chadpy has no rule for"):
+        resolver.outside("rule", Rule(), call)
 
 
 # ---------------------------------------------------------------- desugar
