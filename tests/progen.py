@@ -69,6 +69,8 @@ WEIGHTS: dict[str, float] = {
     "e_var": 8.0,
     "e_const": 2.0,
     "e_module_const": 0.5,
+    "e_module_data": 0.8,
+    "module_data": 0.3,  # the share of programs with module-level data
     "e_int": 0.6,
     "e_neg": 0.6,
     "e_binop": 4.0,
@@ -308,6 +310,10 @@ class _Gen:
         self.helpers: list[Helper] = []
         self.helper_lines: list[list[str]] = []
         self.consts: list[tuple[str, float]] = []
+        # module-level data (arrays, lists, tuples) the function reads; drawn from a separate stream so
+        # that a program without any is the same as before they existed
+        self.data: list[tuple[str, str, list[float]]] = []  # name, "array" | "list" | "tuple", values
+        self.data_rng = random.Random(seed * 7919 + 13)
         self.features: set[str] = set()
         self.lines: list[str] = []
         self.budget = 0
@@ -385,6 +391,8 @@ class _Gen:
         opts["e_const"] = w["e_const"] * (0.3 if floats else 1.0)
         if self.consts:
             opts["e_module_const"] = w["e_module_const"]
+        if self.data:
+            opts["e_module_data"] = w["e_module_data"]
         if env.names(INT):
             opts["e_int"] = w["e_int"]
         arrays = env.names(ARR)
@@ -432,6 +440,18 @@ class _Gen:
     def e_module_const(self, env: Env, depth: int) -> E:
         name, value = self.rng.choice(self.consts)
         return name, abs(value)
+
+    def e_module_data(self, env: Env, depth: int) -> E:
+        """An element or a reduction of module-level data (issue 14): read, never differentiated."""
+        name, kind, values = self.rng.choice(self.data)
+        self.feature("module_data")
+        bound = max(abs(v) for v in values)
+        k = self.rng.randrange(len(values))
+        if kind == "array":
+            return self.rng.choice([(f"{name}[{k}]", bound), (f"np.sum({name})", bound * len(values))])
+        if kind == "list":
+            return self.rng.choice([(f"{name}[{k}]", bound), (f"sum({name})", bound * len(values))])
+        return f"{name}[{k}]", bound
 
     def e_int(self, env: Env, depth: int) -> E:
         name = self.pick(env.names(INT))
@@ -1999,6 +2019,13 @@ class _Gen:
         for _ in range(self.rng.choice([0, 0, 1, 2])):
             name = f"C{len(self.consts)}"
             self.consts.append((name, self.rng.choice([0.75, -0.5, 1.5, 0.2])))
+        if self.data_rng.random() < self.w["module_data"]:
+            for k in range(self.data_rng.choice([1, 2])):
+                kind = self.data_rng.choice(["array", "list", "tuple"])
+                values = [
+                    self.data_rng.choice([0.5, -1.0, 1.25, 0.2, -0.75]) for _ in range(self.data_rng.randint(1, 4))
+                ]
+                self.data.append((f"D{k}", kind, values))
         names, tys, values = self.params()
         env = Env()
         for n, t in zip(names, tys):
@@ -2027,6 +2054,11 @@ class _Gen:
         parts = [head]
         if self.consts:
             parts.append("\n".join(f"{n} = {v!r}" for n, v in self.consts) + "\n")
+        if self.data:
+            spelled = {"array": "np.array({!r})", "list": "{!r}", "tuple": "{!r}"}
+            parts.append(
+                "\n".join(f"{n} = {spelled[k].format(v if k != 'tuple' else tuple(v))}" for n, k, v in self.data) + "\n"
+            )
         for lines in self.helper_lines:
             parts.append("\n" + normalize("\n".join(lines)))
         parts.append("\n" + normalize("\n".join(self.lines)))
