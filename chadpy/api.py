@@ -14,7 +14,7 @@ import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -70,20 +70,36 @@ def _unwrap(f: Callable) -> Callable:
     return getattr(f, "__chad_wrapped__", f)
 
 
-def _target(f: Callable) -> tuple[Callable, tuple]:
-    """What chadpy differentiates for `f` (a Python function or a primitive) and the values bound
-    before the caller's arguments (a bound method's instance: data, never differentiated)."""
+class Target(NamedTuple):
+    """What chadpy differentiates for a callable: a Python function or a primitive, and the values
+    bound before the caller's arguments and as keywords (a bound method's instance, a
+    `functools.partial`'s arguments: data, never differentiated)."""
+
+    fn: Callable
+    bound: tuple = ()
+    keywords: dict = {}  # never mutated: a shared default is safe
+
+    def values(self, args: tuple, kwargs: dict) -> tuple:
+        """All parameter values of `fn` for a call with `args` and `kwargs`."""
+        return _bind(self.fn, (*self.bound, *args), {**self.keywords, **kwargs})
+
+
+def _target(f: Callable) -> Target:
+    """What chadpy differentiates for `f`."""
     fn = _unwrap(f)
     if inspect.ismethod(fn):
-        inner, bound = _target(fn.__func__)
-        return inner, (*bound, fn.__self__)
+        inner = _target(fn.__func__)
+        return inner._replace(bound=(*inner.bound, fn.__self__))
+    if isinstance(fn, functools.partial):
+        inner = _target(fn.func)
+        return inner._replace(bound=(*inner.bound, *fn.args), keywords={**inner.keywords, **fn.keywords})
     if getattr(fn, _DERIVATIVE_ATTR, False) or (getattr(fn, "__module__", None) or "").startswith("chadpy."):
         raise ChadError(
             f"`{getattr(fn, '__name__', fn)}` here is a derivative chadpy made (or part of chadpy's API): "
             "differentiating a derivative (grad of grad) is not supported yet"
         )
     if isinstance(fn, types.FunctionType) or lookup(fn) is not None:
-        return fn, ()
+        return Target(fn)
     if not callable(fn):
         raise ChadError(f"chadpy differentiates functions; got the {type(fn).__name__} {fn!r}")
     raise ChadError(
@@ -155,14 +171,11 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def _vjp(
-    target: tuple[Callable, tuple], args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str
-):
-    """Run the forward pass of `target` (`_target`'s); return (result, pullback over argnums, the function's
-    location)."""
-    fn, bound = target
-    values = _bind(fn, (*bound, *args), kwargs)
-    nums = tuple(len(bound) + i for i in argnums)  # a bound method's instance comes first
+def _vjp(target: Target, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str):
+    """Run the forward pass of `target`; return (result, pullback over argnums, the function's location)."""
+    fn = target.fn
+    values = target.values(args, kwargs)
+    nums = tuple(len(target.bound) + i for i in argnums)  # a bound method's instance comes first
     d = _derivative(fn, values, nums, simplify, stage)
     sig = d.sig
     result, backpropagator = d.forward(*values)
@@ -273,9 +286,10 @@ def source(
     `annotate` puts a comment on each part naming the CHAD rule that made it, and the
     environment's slot layout on each scope.
     """
-    fn, bound = _target(f)
+    target = _target(f)
+    fn, bound = target.fn, target.bound
     if args or kwargs:
-        values = _bind(fn, (*bound, *args), kwargs)
+        values = target.values(args, kwargs)
         sig = tuple(of_value(v, len(bound) <= i < len(bound) + len(args)) for i, v in enumerate(values))
     else:
         cache = getattr(fn, "__dict__", {}).get(_CACHE_ATTR, {})
@@ -307,9 +321,10 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     Arrays among the arguments are counted element-wise (`cost.counted`). `ct` is the
     output cotangent (default 1.0: f must then return a float; pass `ct` for other outputs).
     """
-    fn, bound = _target(f)
-    values = cost.counted(_bind(fn, (*bound, *args), {}))
-    d = _derivative(fn, values, tuple(range(len(bound), len(values))), simplify, stage)
+    target = _target(f)
+    fn = target.fn
+    values = cost.counted(target.values(args, {}))
+    d = _derivative(fn, values, tuple(range(len(target.bound), len(values))), simplify, stage)
     result, backpropagator = d.forward(*values)
     if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
         ct = _scalar_ct(fn, result, d.entry.fn.loc)

@@ -34,7 +34,7 @@ import gast
 from . import ir
 from .errors import UnsupportedSyntax
 from .primitives import OPERATORS, PRIMITIVES
-from .resolve import prim_call
+from .resolve import prim_call, synthetic
 from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, POSITIONS, REDUCE
 
 if TYPE_CHECKING:
@@ -138,13 +138,6 @@ def function_operand(lw: Lowerer, node: gast.expr, env: dict, lets: list) -> gas
     if isinstance(node, (gast.Name, gast.Attribute)) and not lw.resolver.is_local(node, env):
         return node
     return gast.copy_location(synthetic(lw, lw.argument(node, env, lets), env, "fn"), node)
-
-
-def synthetic(lw: Lowerer, value: ir.Atom, env: dict, hint: str) -> gast.Name:
-    """An evaluated value under a fresh name, for code the lowerer writes."""
-    name = lw.names.fresh(hint)
-    env[name] = value
-    return gast_name(name)
 
 
 def list_of(lw: Lowerer, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:

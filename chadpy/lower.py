@@ -27,6 +27,7 @@ conversion), and, on the IR afterwards, `ownership` (the in-place update check).
 from __future__ import annotations
 
 import builtins
+import functools
 import types
 from dataclasses import dataclass
 
@@ -472,6 +473,8 @@ class Lowerer:
         if self.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
             return self.apply(self.argument(func, env, lets), node, env, lets)
         path, fn = self.resolver.callee(func, env)
+        if isinstance(fn, functools.partial):
+            node, fn = resolve.partial_call(self, fn, path, node, env)
         loop = desugar.call(self, fn, path, node, env, lets)
         if loop is not None:
             return loop

@@ -18,6 +18,7 @@ its result carries no derivative, and a derivative flowing into it is an error.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from typing import TYPE_CHECKING
@@ -131,6 +132,29 @@ def method_call(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         args = [gast.copy_location(gast.Tuple(args, gast.Load()), node)]
     call = gast.copy_location(gast.Call(node.func, [node.func.value, *args], node.keywords), node)
     return prim_call(lw, PRIMITIVES[fn], f".{method}", call, env, lets)
+
+
+def partial_call(
+    lw: Lowerer, p: functools.partial, path: str, node: gast.Call, env: dict
+) -> tuple[gast.Call, object]:
+    """`p(x, k=v)` for an outside `p = functools.partial(f, a, j=b)` is `f(a, x, j=b, k=v)`: the call of
+    `f` it stands for (resolved like any other), its bound arguments data read from `p`."""
+    bound = []
+    for k, value in enumerate(p.args):
+        bound.append(synthetic(lw, ir.Ref(f"{path}.args[{k}]", value), env, "bound"))
+    keywords = [
+        gast.keyword(name, synthetic(lw, ir.Ref(f"{path}.keywords[{name!r}]", value), env, name))
+        for name, value in p.keywords.items()
+    ]
+    call = gast.copy_location(gast.Call(node.func, [*bound, *node.args], [*keywords, *node.keywords]), node)
+    return call, getattr(p.func, "__chad_wrapped__", p.func)
+
+
+def synthetic(lw: Lowerer, value: ir.Atom, env: dict, hint: str) -> gast.Name:
+    """An evaluated value under a fresh name, for code the front end writes (desugaring, partials)."""
+    name = lw.names.fresh(hint)
+    env[name] = value
+    return gast.Name(name, gast.Load(), None, None)
 
 
 def prim_call(lw: Lowerer, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:

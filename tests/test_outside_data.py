@@ -2,6 +2,9 @@
 arrays, containers, objects and random generators. They carry no derivative, are read when the
 derivative runs (never copied into it), and a rebinding rebuilds the derivative."""
 
+import functools
+import math
+
 import numpy as np
 import pytest
 import scipy.optimize
@@ -153,3 +156,30 @@ def test_mutating_outside_data_is_an_error():
     with pytest.raises(ChadError, match="`HISTORY.append\\(...\\)` changes a list this function did not make"):
         chad.grad(appends_to_outside_data)(1.0)
     assert HISTORY == []
+
+
+def weighted(a, x, scale=1.0):
+    return scale * np.sum(a * x**2)
+
+
+WEIGHTS = np.array([1.0, 2.0])
+WEIGHTED = functools.partial(weighted, WEIGHTS, scale=3.0)
+
+
+def calls_a_partial(x):
+    return WEIGHTED(x) + WEIGHTED(x * 2.0, scale=0.5)
+
+
+def test_functools_partial_differentiated():
+    x = np.array([0.5, -1.0])
+    assert_close(chad.grad(WEIGHTED)(x), 3.0 * 2 * WEIGHTS * x)
+    assert_close(chad.grad(functools.partial(math.pow, 2.0))(3.0), 8 * math.log(2.0))
+    twice = functools.partial(functools.partial(weighted, WEIGHTS), scale=0.25)  # functools flattens it
+    assert_close(chad.grad(twice)(x), 0.25 * 2 * WEIGHTS * x)
+    assert_grad_matches_fd(WEIGHTED, (x,))
+
+
+def test_functools_partial_called_inside():
+    x = np.array([0.5, -1.0])
+    assert_close(chad.grad(calls_a_partial)(x), 3.0 * 2 * WEIGHTS * x + 0.5 * 2 * WEIGHTS * 4 * x)
+    assert_grad_matches_fd(calls_a_partial, (x,))
