@@ -71,6 +71,7 @@ WEIGHTS: dict[str, float] = {
     "e_module_const": 0.5,
     "e_module_data": 0.8,
     "module_data": 0.3,  # the share of programs with module-level data
+    "partial": 0.15,  # the share of calls of a float helper made through a module-level partial
     "e_int": 0.6,
     "e_neg": 0.6,
     "e_binop": 4.0,
@@ -314,6 +315,7 @@ class _Gen:
         # that a program without any is the same as before they existed
         self.data: list[tuple[str, str, list[float]]] = []  # name, "array" | "list" | "tuple", values
         self.data_rng = random.Random(seed * 7919 + 13)
+        self.partials: list[str] = []  # module-level `P0 = functools.partial(h0, s=...)`
         self.features: set[str] = set()
         self.lines: list[str] = []
         self.budget = 0
@@ -688,6 +690,12 @@ class _Gen:
         self.feature("helper_call")
         if h.kind == "h_float":
             a, b = self.arg(env, depth), self.arg(env, depth)
+            if self.data_rng.random() < self.w["partial"]:  # a module-level functools.partial of it
+                name = f"P{len(self.partials)}"
+                self.partials.append(f"{name} = functools.partial({h.name}, s={self.const()[0]})")
+                self.uses_functools = True
+                self.feature("partial")
+                return f"{name}({a[0]})", h.bound
             form = self.rng.randrange(4)
             call = [
                 f"{h.name}({a[0]})",
@@ -2061,6 +2069,8 @@ class _Gen:
             )
         for lines in self.helper_lines:
             parts.append("\n" + normalize("\n".join(lines)))
+        if self.partials:
+            parts.append("\n" + "\n".join(self.partials) + "\n")
         parts.append("\n" + normalize("\n".join(self.lines)))
         return "\n".join(parts)
 
