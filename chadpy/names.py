@@ -18,7 +18,7 @@ import keyword
 import re
 
 # the modules whose functions and classes the generated code calls by their own names
-_HELPER_MODULES = ("runtime", "arrays", "environments", "primitives")
+_HELPER_MODULES = ("runtime", "arrays", "array_rules", "environments", "primitives")
 # names codegen spells outside objects with (module aliases, placeholders)
 _SPELLINGS = {"math", "np", "numpy", "default", "tuple_type"}
 # a temporary named after an operation whose name is taken by a builtin or a helper
