@@ -4,6 +4,9 @@ derivative runs (never copied into it), and a rebinding rebuilds the derivative.
 
 import functools
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -183,3 +186,9 @@ def test_functools_partial_called_inside():
     x = np.array([0.5, -1.0])
     assert_close(chad.grad(calls_a_partial)(x), 3.0 * 2 * WEIGHTS * x + 0.5 * 2 * WEIGHTS * 4 * x)
     assert_grad_matches_fd(calls_a_partial, (x,))
+
+
+def test_the_scipy_example_runs():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    path = os.path.join(root, "examples", "scipy_logistic.py")
+    subprocess.run([sys.executable, path], check=True, capture_output=True, cwd=root)
