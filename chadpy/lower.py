@@ -37,7 +37,7 @@ from . import closures, desugar, ir, resolve, scope
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
-from .primitives import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, lookup
+from .primitives import ATTRIBUTES, OPERATORS, PRIMITIVES, lookup
 from .rules.sequences import LIST_APPEND, OVER_SEQUENCE
 from .runtime import check
 from .source import ParsedFunction, Watch, parse_function
@@ -387,7 +387,7 @@ class Lowerer:
         if isinstance(node, gast.Name):
             return self.read(node.id, env, node)
         if isinstance(node, gast.Attribute):
-            if self.resolver.is_local(node.value, env) or self.resolver.is_data(node.value, env):
+            if self.resolver.is_local(node.value, env) or self.resolver.data(node.value, env) is not None:
                 if node.attr not in ATTRIBUTES:
                     raise self.error(UnsupportedSyntax, f"the attribute `.{node.attr}` is not supported", node)
                 base = self.atom(node.value, env, lets)
@@ -463,13 +463,9 @@ class Lowerer:
         func = node.func
         if isinstance(func, gast.Attribute) and self.resolver.is_local(func.value, env):
             return resolve.method_call(self, node, env, lets)
-        if isinstance(func, gast.Attribute) and self.resolver.is_data(func.value, env):
-            if func.attr in METHODS:  # `X.sum()` of an outside array
-                return resolve.method_call(self, node, env, lets)
-            path, data = self.resolver.static_path(func.value, env)  # `rs.randn(3)`: run as it is
-            if not hasattr(data, func.attr):
-                raise self.error(ChadError, f"`{path}` has no attribute `{func.attr}`", func)
-            return resolve.data_call(self, getattr(data, func.attr), f"{path}.{func.attr}", node, env, lets)
+        outside = self.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
+        if outside is not None:  # `X.sum()`, `rs.randn(3)`: a method of outside data
+            return resolve.data_method_call(self, outside, node, env, lets)
         if self.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
             return self.apply(self.argument(func, env, lets), node, env, lets)
         path, fn = self.resolver.callee(func, env)

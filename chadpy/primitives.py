@@ -159,15 +159,16 @@ def keyword_call(
     def emit(*args: Expr) -> Expr:
         x = call(fn, *args[:positional])
         for name, default, a in zip(params[positional:], defaults[positional - required :], args[positional:]):
-            if not (isinstance(a, Lit) and (a.value is default or _same_constant(a.value, default))):
+            if not (isinstance(a, Lit) and is_default(a.value, default)):
                 x.keywords[name] = a
         return x
 
     return emit
 
 
-def _same_constant(a: object, b: object) -> bool:
-    return type(a) is type(b) and a == b
+def is_default(value: object, default: object) -> bool:
+    """Whether a constant argument is the parameter's default (`ord=None`, `keepdims=np._NoValue`)."""
+    return value is default or type(value) is type(default) and value == default
 
 
 # ---------------------------------------------------------------- registrars

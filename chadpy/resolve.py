@@ -30,7 +30,7 @@ from . import ir
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .expressions import CallX, Obj
 from .kinds import fixed
-from .primitives import METHODS, PRIMITIVES, Primitive, lookup
+from .primitives import METHODS, PRIMITIVES, Primitive, is_default, lookup
 from .rules.scalar import BINARY_FOLDS
 from .source import ParsedFunction, Watch, is_missing
 from .vtypes import OBJECT
@@ -104,16 +104,18 @@ class Resolver:
             raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
         return ir.Ref(path, value)
 
-    def is_data(self, node: gast.expr, env: dict) -> bool:
-        """Whether `node` names an outside value that is data (an array, a `RandomState`, an object:
-        not a module, a function or a class)."""
+    def data(self, node: gast.expr, env: dict) -> tuple[str, object] | None:
+        """The path and value of the outside data `node` names (an array, a `RandomState`, an object:
+        not a module, a function or a class); None if it names something else."""
         if self.is_local(node, env) or not isinstance(node, (gast.Name, gast.Attribute)):
-            return False
+            return None
         try:
-            _, value = self.static_path(node, env)
+            path, value = self.static_path(node, env)
         except ChadError:
-            return False
-        return not isinstance(value, (types.ModuleType, type)) and not callable(value)
+            return None
+        if isinstance(value, (types.ModuleType, type)) or callable(value):
+            return None
+        return path, value
 
 
 # ---------------------------------------------------------------- calls, by what the callee is
@@ -134,9 +136,7 @@ def method_call(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     return prim_call(lw, PRIMITIVES[fn], f".{method}", call, env, lets)
 
 
-def partial_call(
-    lw: Lowerer, p: functools.partial, path: str, node: gast.Call, env: dict
-) -> tuple[gast.Call, object]:
+def partial_call(lw: Lowerer, p: functools.partial, path: str, node: gast.Call, env: dict) -> tuple[gast.Call, object]:
     """`p(x, k=v)` for an outside `p = functools.partial(f, a, j=b)` is `f(a, x, j=b, k=v)`: the call of
     `f` it stands for (resolved like any other), its bound arguments data read from `p`."""
     bound = []
@@ -155,6 +155,17 @@ def synthetic(lw: Lowerer, value: ir.Atom, env: dict, hint: str) -> gast.Name:
     name = lw.names.fresh(hint)
     env[name] = value
     return gast.Name(name, gast.Load(), None, None)
+
+
+def data_method_call(lw: Lowerer, data: tuple[str, object], node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """A method of outside `data` (its path and value): `X.sum()` of an array is the NumPy function it
+    is; any other (`rs.randn(3)` of a `RandomState`) is run as it is, a data call."""
+    if node.func.attr in METHODS:
+        return method_call(lw, node, env, lets)
+    path, value = data
+    if not hasattr(value, node.func.attr):
+        raise lw.error(ChadError, f"`{path}` has no attribute `{node.func.attr}`", node.func)
+    return data_call(lw, getattr(value, node.func.attr), f"{path}.{node.func.attr}", node, env, lets)
 
 
 def prim_call(lw: Lowerer, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
@@ -188,7 +199,7 @@ def bind_arguments(lw: Lowerer, prim: Primitive, path: str, args: list, kwargs: 
         param = signature.parameters[name]
         if name in prim.params or param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD) and not value:
             continue
-        if not (isinstance(value, (ir.Const, ir.Ref)) and _same_value(value.value, param.default)):
+        if not (isinstance(value, (ir.Const, ir.Ref)) and is_default(value.value, param.default)):
             taken = ", ".join(f"`{p}`" for p in prim.params)
             raise lw.error(
                 UnsupportedSyntax,
@@ -238,11 +249,6 @@ def data_call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, le
         fn=fn,
     )
     return ir.Prim(prim, args)
-
-
-def _same_value(value: object, default: object) -> bool:
-    """Whether a constant argument is the parameter's default (`ord=None`, `keepdims=np._NoValue`)."""
-    return value is default or type(value) is type(default) and value == default
 
 
 def with_defaults(prim: Primitive, args: list[ir.Atom]) -> ir.Prim:
