@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from sources import load_function
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
@@ -83,7 +84,7 @@ def _blocks(text: str, lang: str) -> list[str]:
     return blocks
 
 
-def test_design_page_shows_the_code_it_describes(tmp_path):
+def test_design_page_shows_the_code_it_describes():
     """docs/design.md's typed IR is what chadpy prints, and its desugaring example is the rule itself."""
     import inspect
 
@@ -97,16 +98,13 @@ def test_design_page_shows_the_code_it_describes(tmp_path):
     blocks = _blocks(page, "python")
     example = blocks[0]
     assert inspect.getsource(desugar.map_) in blocks
-    path = tmp_path / "design_example.py"  # chadpy reads a function's source from its file
-    path.write_text("import numpy as np\n\n" + example)
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
-    printed = chad.source(namespace["f"], 1.0, np.ones((2, 2)), stage="ir")
+    f = load_function("import numpy as np\n\n" + example, "design_example")
+    printed = chad.source(f, 1.0, np.ones((2, 2)), stage="ir")
     shown = [b for b in _blocks(page, "") if b.startswith("# f_chad")]
     assert shown == [printed]
 
 
-def test_design_pages_new_primitive_is_one_line(tmp_path):
+def test_design_pages_new_primitive_is_one_line():
     """The registration docs/design.md shows is all a new function needs: chadpy differentiates it
     (numbers and broadcasting arrays) right away. The registry is restored afterwards."""
     import math
@@ -119,16 +117,14 @@ def test_design_pages_new_primitive_is_one_line(tmp_path):
     with open(os.path.join(ROOT, "docs", "design.md")) as f:
         (line,) = [b for b in _blocks(f.read(), "python") if b.startswith("pointwise(")]
     saved = dict(primitives.PRIMITIVES)
-    path = tmp_path / "asinh_user.py"
-    path.write_text(
-        "import math\nimport numpy as np\n\n\ndef f(x, a):\n    return math.asinh(x) * np.sum(np.arcsinh(a * x))\n"
+    f = load_function(
+        "import math\nimport numpy as np\n\n\ndef f(x, a):\n    return math.asinh(x) * np.sum(np.arcsinh(a * x))\n",
+        "asinh_user",
     )
-    namespace: dict = {}
-    exec(compile(path.read_text(), str(path), "exec"), namespace)
     try:
         assert math.asinh not in primitives.PRIMITIVES
         exec(line, {"pointwise": primitives.pointwise, "math": math, "np": np})
-        assert_grad_matches_fd(namespace["f"], (0.7, np.array([[0.5, -1.0], [2.0, 0.25]])), argnums=(0, 1))
+        assert_grad_matches_fd(f, (0.7, np.array([[0.5, -1.0], [2.0, 0.25]])), argnums=(0, 1))
     finally:
         primitives.PRIMITIVES.clear()
         primitives.PRIMITIVES.update(saved)
