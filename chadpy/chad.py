@@ -30,10 +30,11 @@ from .expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, 
 from .infer import Spec
 from .names import NameSupply
 from .primitives import resolve
+from .records import is_namedtuple, new_record
 from .runtime import Closure, Zero, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
-from .vtypes import Arr, Dct, Float, Fn, Lst, Tup, VType, is_active, is_number
+from .vtypes import Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
 
 # A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
 Rule = tuple[str, list[Stmt], list[Stmt]]
@@ -229,9 +230,11 @@ class Chad:
         match e:
             case ir.Var() | ir.Const() | ir.Ref():
                 rule = self.variable
-            case ir.MakeTuple() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
+            case ir.MakeTuple() | ir.MakeRecord() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
                 rule = self.pair
-            case ir.Proj() | ir.Index() | ir.Slice() | ir.EnvRead():
+            case ir.MethodCall() | ir.Field() | ir.Apply() if id(e) in self.spec.methods:
+                return calls.call(self, self.spec.methods[id(e)], target, depth, bp)  # the call it makes here
+            case ir.Proj() | ir.Index() | ir.Slice() | ir.Field() | ir.EnvRead():
                 rule = self.projection
             case ir.Case():
                 return [self.case(e, target, depth, bp)]
@@ -270,6 +273,12 @@ class Chad:
                 return ListX([self.primal(a) for a in items])
             case ir.MakeDict(keys, values):
                 return DictX([self.primal(k) for k in keys], [self.primal(v) for v in values])
+            case ir.MakeRecord(cls, [], []):  # a new empty object, for its `__init__` to fill
+                return call(new_record, Obj(cls, cls.__name__), DictX([], []))
+            case ir.MakeRecord(cls, names, values):  # a dataclass's or namedtuple's generated constructor
+                return CallX(Obj(cls, cls.__name__), [], {k: self.primal(v) for k, v in zip(names, values)})
+            case ir.Field(base, index):
+                return Attr(self.primal(base), index.value)
             case ir.MakeClosure(code, captured):
                 return call(Closure, ir.code_name(code), TupleX([self.primal(a) for a in captured]))
             case ir.EnvRead(base, index):  # a default argument kept in a function value
@@ -304,6 +313,9 @@ class Chad:
                 parts = list(zip(keys, values))
             case ir.MakeClosure(_, captured):
                 parts = [(Lit(k), a) for k, a in enumerate(captured)]
+            case ir.MakeRecord(cls, names, values):  # a namedtuple's components are its positions
+                keys = range(len(names)) if is_namedtuple(cls) else names
+                parts = [(Lit(k), a) for k, a in zip(keys, values)]
             case _:
                 parts = [(Lit(k), a) for k, a in enumerate(e.items)]
         out = []
@@ -327,6 +339,10 @@ class Chad:
             return "a one-hot cotangent of the function's captured values", self.var(e.base, DictX([index], [d])), []
         if isinstance(base_t, Dct):
             return "a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
+        if isinstance(base_t, Rec):
+            return "a one-hot record cotangent {name: d}", self.var(e.base, DictX([index], [d])), []
+        if isinstance(e, ir.Field):  # a namedtuple's component, by name
+            e = ir.Proj(e.base, ir.Const(base_t.position(e.index.value)))
         saves: list[Stmt] = []
         if isinstance(e, ir.Slice):
             if isinstance(base_t, Tup) and e.static is not None:

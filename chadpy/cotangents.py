@@ -11,8 +11,9 @@ import numpy as np
 
 from .arrays import to_user_array
 from .errors import ChadTypeError
+from .records import new_record
 from .runtime import Zero, tuple_part
-from .vtypes import Arr, Dct, Float, Lst, Tup, VType, is_active
+from .vtypes import Arr, Dct, Float, Lst, Rec, Tup, VType, is_active
 
 
 def to_user(ct: object, t: VType, value: object) -> object:
@@ -24,7 +25,17 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Arr):
         return to_user_array(ct, value)
     if isinstance(t, Tup):
-        return tuple(to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value)))
+        items = [to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value))]
+        return t.cls(*items) if t.cls is not None else tuple(items)
+    if isinstance(t, Rec):  # an object of the same class; an attribute without a derivative keeps its value
+        fields = dict(t.fields)
+        return new_record(
+            t.cls,
+            {
+                k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) if is_active(fields[k]) else v
+                for k, v in ((k, getattr(value, k)) for k in fields)
+            },
+        )
     if isinstance(t, Lst):
         return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
     if isinstance(t, Dct):
@@ -45,6 +56,11 @@ def from_user(ct: object, t: VType) -> object:
         if not isinstance(ct, tuple) or len(ct) != len(t.items):
             raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
         return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it) and c is not None}
+    if isinstance(t, Rec):
+        if not isinstance(ct, t.cls):
+            raise ChadTypeError(f"expected a cotangent of class {t.cls.__name__}, got {ct!r}")
+        parts = {k: from_user(getattr(ct, k, None), f) for k, f in t.fields if is_active(f)}
+        return {k: c for k, c in parts.items() if c is not Zero}
     if isinstance(t, Lst):
         if not isinstance(ct, list):
             raise ChadTypeError(f"expected a cotangent list, got {ct!r}")

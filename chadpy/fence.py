@@ -137,7 +137,7 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
     if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         targets = node.targets if isinstance(node, gast.Assign) else [node.target]
         for t in targets:
-            _check_target(t, parsed)
+            _check_target(t, parsed, attributes=True)
         if isinstance(node, gast.AnnAssign) and node.value is None:
             raise UnsupportedSyntax("an annotation without a value is not supported", parsed.loc(node))
     if (
@@ -159,18 +159,25 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         _check_target(node.target, parsed)
     if isinstance(node, gast.Dict) and any(k is None for k in node.keys):
         raise UnsupportedSyntax("`**` in a dict literal is not supported", parsed.loc(where))
-    if isinstance(node, gast.Attribute) and not isinstance(node.ctx, gast.Load):
-        raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(where))
+    if (
+        isinstance(node, gast.Attribute)
+        and not isinstance(node.ctx, gast.Load)
+        and not isinstance(node.value, gast.Name)
+    ):
+        raise UnsupportedSyntax(
+            "assigning an attribute of an attribute (`a.b.c = ...`) is not supported", parsed.loc(where)
+        )
     for child in gast.iter_child_nodes(node):
         _check(child, parsed, where)
 
 
-def _check_target(target: gast.AST, parsed: ParsedFunction) -> None:
-    if isinstance(target, gast.Name):
+def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = False) -> None:
+    """An assignment's target (`attributes`: `obj.x` may be one) or a loop's."""
+    if isinstance(target, gast.Name) or attributes and isinstance(target, gast.Attribute):
         return
     if isinstance(target, gast.Tuple):
         for t in target.elts:
-            _check_target(t, parsed)
+            _check_target(t, parsed, attributes)
         return
     if isinstance(target, gast.Subscript):
         raise UnsupportedSyntax(
@@ -179,7 +186,7 @@ def _check_target(target: gast.AST, parsed: ParsedFunction) -> None:
             parsed.loc(target),
         )
     if isinstance(target, gast.Attribute):
-        raise UnsupportedSyntax("assigning to an attribute mutates an object; not supported", parsed.loc(target))
+        raise UnsupportedSyntax("an object's attribute as a loop variable is not supported", parsed.loc(target))
     if isinstance(target, gast.Starred):
         raise UnsupportedSyntax("starred assignment (`a, *b = ...`) is not supported", parsed.loc(target))
     raise UnsupportedSyntax(f"assignment to `{type(target).__name__}` is not supported", parsed.loc(target))

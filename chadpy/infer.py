@@ -17,12 +17,13 @@ import inspect
 import types as pytypes
 from dataclasses import dataclass, field
 
-from . import ir, ownership
+from . import ir, objects, ownership
 from .errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from .kinds import UNKNOWN, as_array
-from .lower import lower_function
+from .lower import Lowerer, lower_function
 from .names import numbered
 from .primitives import lookup, resolve
+from .records import Constructor, is_namedtuple
 from .resolve import primitive_function
 from .source import Watch
 from .vtypes import (
@@ -36,6 +37,7 @@ from .vtypes import (
     Dct,
     Fn,
     Lst,
+    Rec,
     Tup,
     VType,
     dct,
@@ -66,6 +68,8 @@ class Spec:
     types: dict[str, VType] = field(default_factory=dict)
     result: VType = BOTTOM
     callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call or ir.Apply) -> callee specialisation
+    # id(ir.MethodCall, or ir.Field of a property, or ir.Apply of an object) -> the call it makes here
+    methods: dict[int, ir.Call] = field(default_factory=dict)
     # Only called with inactive arguments so far (to learn its result's kind): if chadpy cannot
     # type it, its callers run the original function instead, and `error` says why.
     optional: bool = False
@@ -99,6 +103,10 @@ class Program:
         """The IR of a function's code: lifted already, a primitive as a function, or lowered now."""
         if isinstance(code, ir.Function):
             return code
+        if isinstance(code, Constructor):
+            if code not in self.lowered:
+                self.lowered[code] = objects.constructor_function(code, Lowerer, self.watch)
+            return self.lowered[code]
         if not isinstance(code, pytypes.FunctionType) or lookup(code) is not None:
             key = (code, arity)
             if key not in self.lowered:
@@ -190,6 +198,7 @@ class _Infer:
         spec = self.spec
         spec.types = dict(zip(spec.fn.params, spec.sig))
         spec.callees = {}
+        spec.methods = {}
         spec.result = join(spec.result, self.block(spec.fn.body))
 
     def block(self, block: ir.Block) -> VType:
@@ -231,10 +240,20 @@ class _Infer:
             return self.prim(e)
         if isinstance(e, ir.Call):
             return self.call(e, e.fn, tuple(self.atom(a) for a in e.args))
+        if isinstance(e, ir.MethodCall):
+            receiver = self.atom(e.receiver)
+            return BOTTOM if receiver is BOTTOM else self.resolved(e, objects.method_call(e, receiver))
+        if isinstance(e, ir.MakeRecord):
+            values = tuple(self.atom(a) for a in e.values)
+            if is_namedtuple(e.cls):
+                return Tup(values, e.cls)
+            return Rec(e.cls, tuple(zip(e.names, values)))
         if isinstance(e, ir.MakeClosure):
             return Fn(e.code, tuple(self.atom(a) for a in e.captured))
         if isinstance(e, ir.Apply):
             fn = self.atom(e.fn)
+            if isinstance(fn, Rec):  # an object with `__call__`
+                return self.resolved(e, objects.object_call(e, fn))
             if fn is BOTTOM or not isinstance(fn, Fn) and not self.strict:
                 return BOTTOM  # perhaps not known yet (a list still being built)
             if not isinstance(fn, Fn):
@@ -266,6 +285,11 @@ class _Infer:
             return self.loop(e)
         raise AssertionError(e)
 
+    def resolved(self, e: ir.Expr, call: ir.Call) -> VType:
+        """The type of the call a method call, a property or an object's call makes here."""
+        self.spec.methods[id(e)] = call
+        return self.call(call, call.fn, tuple(self.atom(a) for a in call.args))
+
     def call(self, e: ir.Call | ir.Apply, code: object, args: tuple[VType, ...], always: bool = False) -> VType:
         """The result type of a call; registers the callee's specialisation where one is run.
 
@@ -275,6 +299,7 @@ class _Infer:
         cannot: then nothing must flow through that value)."""
         if BOTTOM in args:
             return BOTTOM
+        always = always or isinstance(code, ir.Function)  # code chadpy wrote has no original to run
         if not always and not any(is_active(t) or holds_function(t) for t in args):
             try:
                 callee = self.program.spec(code, args, optional=True)
@@ -317,6 +342,11 @@ class _Infer:
 
     def read(self, e: ir.Read) -> VType:
         base = self.atom(e.base)
+        if isinstance(e, ir.Field):
+            if base is BOTTOM:
+                return BOTTOM
+            getter = objects.property_call(e, base)
+            return self.resolved(e, getter) if getter is not None else objects.field_type(e, base)
         of_loop = isinstance(e, ir.Index) and e.of_loop
         if isinstance(e, ir.EnvRead):  # a default argument, kept in the function value
             return base.env[e.index.value]

@@ -110,6 +110,28 @@ class MakeTuple:
 
 
 @dataclass
+class MakeRecord:
+    """An object of user class `cls` with these attributes (`records.py`): a product whose
+    components have names (a namedtuple's are its positions too). No fields: a new empty
+    object, which its `__init__` then fills."""
+
+    cls: type
+    names: list[str]
+    values: list[Atom]
+
+
+@dataclass
+class MethodCall:
+    """`receiver.name(args, **keywords)` on a value whose class is known only per specialisation:
+    inference resolves it to the `Call` of the function it is (`Model.predict(receiver, x)`)."""
+
+    receiver: Atom
+    name: str
+    args: list[Atom]
+    keywords: dict[str, Atom]
+
+
+@dataclass
 class MakeList:
     """A list literal (Section 7's array build, of any length)."""
 
@@ -160,6 +182,12 @@ class Slice(Read):
 
 
 @dataclass
+class Field(Read):
+    """An attribute of an object: `base.name` (`index` is the constant name), a record's field,
+    a namedtuple's component, or a property (a call of its getter, resolved like a method)."""
+
+
+@dataclass
 class EnvRead(Read):
     """A value a function value holds: its captured value or default number `index`."""
 
@@ -204,7 +232,21 @@ class WhileLoop(Loop):
     test: Block
 
 
-Expr = Atom | Prim | Call | MakeClosure | Apply | MakeTuple | MakeList | MakeDict | Read | Case | Loop
+Expr = (
+    Atom
+    | Prim
+    | Call
+    | MethodCall
+    | MakeClosure
+    | Apply
+    | MakeTuple
+    | MakeRecord
+    | MakeList
+    | MakeDict
+    | Read
+    | Case
+    | Loop
+)
 
 
 @dataclass
@@ -261,6 +303,10 @@ def operands(e: Expr) -> list[Atom]:
             return list(items)
         case MakeDict(keys, values):
             return [*keys, *values]
+        case MakeRecord(_, _, values):
+            return list(values)
+        case MethodCall(receiver, _, args, keywords):
+            return [receiver, *args, *keywords.values()]
         case Read(base, index):
             return [base, index]
         case Case(cond):
@@ -320,7 +366,7 @@ def format_expr(e: Expr, indent: str = "", types: Mapping[str, object] | None = 
         case Prim(op, xs):
             return f"{op.name}({args(xs)})"
         case Call(fn, xs):
-            return f"call {fn.__name__}({args(xs)})"
+            return f"call {code_name(fn)}({args(xs)})"
         case MakeClosure(code, captured):
             return f"closure {code_name(code)}<{args(captured)}>"
         case Apply(fn, xs):
@@ -331,6 +377,13 @@ def format_expr(e: Expr, indent: str = "", types: Mapping[str, object] | None = 
             return f"[{args(items)}]"
         case MakeDict(keys, values):
             return "{" + ", ".join(f"{format_atom(k)}: {format_atom(v)}" for k, v in zip(keys, values)) + "}"
+        case MakeRecord(cls, names, values):
+            return f"{cls.__name__}{{" + ", ".join(f"{k}={format_atom(v)}" for k, v in zip(names, values)) + "}"
+        case MethodCall(receiver, name, xs, keywords):
+            named = [f"{k}={format_atom(v)}" for k, v in keywords.items()]
+            return f"{format_atom(receiver)}.{name}(" + ", ".join([*map(format_atom, xs), *named]) + ")"
+        case Field(base, index):
+            return f"{format_atom(base)}.{index.value}"
         case Read(base, index):
             return f"{format_atom(base)}[{format_atom(index)}]"
         case Case(cond, then, orelse):

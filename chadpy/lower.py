@@ -33,11 +33,12 @@ from dataclasses import dataclass
 
 import gast
 
-from . import closures, desugar, ir, resolve, scope
+from . import closures, desugar, ir, objects, resolve, scope
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
-from .primitives import ATTRIBUTES, OPERATORS, PRIMITIVES, lookup
+from .primitives import METHODS, OPERATORS, PRIMITIVES, lookup
+from .records import constructible, is_record
 from .rules.sequences import LIST_APPEND, OVER_SEQUENCE
 from .runtime import check
 from .source import ParsedFunction, Watch, parse_function
@@ -86,14 +87,21 @@ class _LoopExits:
 
 
 class Lowerer:
-    def __init__(self, parsed: ParsedFunction, watch: Watch, node: gast.FunctionDef | gast.Lambda | None = None):
+    def __init__(
+        self,
+        parsed: ParsedFunction,
+        watch: Watch,
+        node: gast.FunctionDef | gast.Lambda | None = None,
+        constructing: type | None = None,
+    ):
         self.parsed = parsed
+        self.constructing = constructing  # lowering `cls.__init__` as the constructor of this class
         self.watch = watch
         self.node = node if node is not None else parsed.tree
         all_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
         self.names = NameSupply(all_names)
         body = scope.function_body(self.node)
-        self.locals = scope.assigned(body) | set(scope.parameters(self.node))
+        self.locals = scope.assigned(body, attributes=False) | set(scope.parameters(self.node))
         self.later = scope.assigned_later(body)  # per function made here: names assigned after it
         self.resolver = resolve.Resolver(parsed, watch, self.locals)
         self.closures: dict[str, closures.Closure] = {}  # SSA name -> the function value it holds
@@ -111,11 +119,24 @@ class Lowerer:
         env = {p: ir.Var(p) for p in params}
         self.bound.update(params)
         name = self.parsed.name.strip("<>")  # a lambda passed in is `lambda`
-        return ir.Function(name, params, self.body(env), self.loc, self.parsed.pyfunc)
+        if self.constructing is None:
+            return ir.Function(name, params, self.body(env), self.loc, self.parsed.pyfunc)
+        # a constructor: `self` is a new empty record, and every way out returns it
+        made = ir.Let(params[0], ir.MakeRecord(self.constructing, [], []), self.loc)
+        body = self.body(env)
+        body.lets.insert(0, made)
+        return ir.Function(self.constructing.__name__, params[1:], body, self.loc, self.parsed.pyfunc)
 
     def body(self, env: dict[str, ir.Atom]) -> ir.Block:
-        """The function's body; falling off its end returns None."""
-        return self.block(scope.function_body(self.node), env, _return_none, set())
+        """The function's body; falling off its end returns None (a constructor: the object)."""
+        return self.block(scope.function_body(self.node), env, self.return_nothing, set())
+
+    def return_nothing(self, env: dict, lets: list) -> ir.Block:
+        return ir.Block(lets, self.nothing(env))
+
+    def nothing(self, env: dict) -> ir.Atom:
+        """What `return` without a value returns: None (a constructor: the object it made)."""
+        return env[scope.parameters(self.node)[0]] if self.constructing is not None else ir.Const(None)
 
     def block(self, stmts: list[gast.stmt], env: dict[str, ir.Atom], fall_through, live_out: set[str]) -> ir.Block:
         """Lower `stmts`; `fall_through(env, lets)` ends the block if control reaches its end.
@@ -127,7 +148,7 @@ class Lowerer:
             self.loc = self.parsed.loc(stmt)
             rest = stmts[i + 1 :]
             if isinstance(stmt, gast.Return):
-                result = self.atom(stmt.value, env, lets) if stmt.value is not None else ir.Const(None)
+                result = self.atom(stmt.value, env, lets) if stmt.value is not None else self.nothing(env)
                 return self.exit_return(result, env, lets)
             if isinstance(stmt, (gast.Break, gast.Continue)):
                 return self.loops[-1].finish(self, env, lets, 1 if isinstance(stmt, gast.Break) else 0)
@@ -295,11 +316,16 @@ class Lowerer:
             for target in targets:  # a = b = e binds both to the same value
                 self.assign(target, value, env, lets)
         elif isinstance(stmt, gast.AugAssign):
-            name = stmt.target.id
-            current = self.read(name, env, stmt.target)
             op = OPERATORS[_BINOPS[type(stmt.op)]] if type(stmt.op) in _BINOPS else None
             if op is None:
                 raise self.error(UnsupportedSyntax, f"augmented `{type(stmt.op).__name__}` is not supported", stmt)
+            if isinstance(stmt.target, gast.Attribute):  # `obj.x += v` is `obj.x = obj.x + v`
+                current = self.atom(gast.Attribute(stmt.target.value, stmt.target.attr, gast.Load()), env, lets)
+                value = self.let(ir.Prim(op, [current, self.atom(stmt.value, env, lets)]), lets, stmt.target.attr)
+                objects.set_attribute(self, stmt.target, value, env, lets)
+                return
+            name = stmt.target.id
+            current = self.read(name, env, stmt.target)
             value = ir.Prim(op, [current, self.atom(stmt.value, env, lets)], inplace=True)
             lets.append(ir.Let(self.bind(name, env), value, loc))
         elif isinstance(stmt, gast.Expr):
@@ -338,6 +364,9 @@ class Lowerer:
     def assign(self, target: gast.AST, value: ir.Atom, env: dict, lets: list) -> None:
         if isinstance(target, gast.Name):
             lets.append(ir.Let(self.bind(target.id, env), value, self.loc))
+            return
+        if isinstance(target, gast.Attribute):
+            objects.set_attribute(self, target, value, env, lets)
             return
         # tuple unpacking: one destructuring let, then nested targets
         names = []
@@ -388,10 +417,7 @@ class Lowerer:
             return self.read(node.id, env, node)
         if isinstance(node, gast.Attribute):
             if self.resolver.is_local(node.value, env) or self.resolver.data(node.value, env) is not None:
-                if node.attr not in ATTRIBUTES:
-                    raise self.error(UnsupportedSyntax, f"the attribute `.{node.attr}` is not supported", node)
-                base = self.atom(node.value, env, lets)
-                return resolve.with_defaults(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
+                return objects.attribute(self, node, env, lets)
             path, value = self.resolver.static_path(node, env)
             return self.resolver.outside(path, value, node)
         if isinstance(node, gast.List):
@@ -462,8 +488,12 @@ class Lowerer:
     def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         func = node.func
         if isinstance(func, gast.Attribute) and self.resolver.is_local(func.value, env):
-            return resolve.method_call(self, node, env, lets)
+            if func.attr in METHODS or func.attr == "append":  # a NumPy method, a list's
+                return resolve.method_call(self, node, env, lets)
+            return objects.method(self, node, env, lets)  # a method of the value's class
         outside = self.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
+        if outside is not None and is_record(outside[1]) and func.attr not in METHODS:
+            return objects.method(self, node, env, lets)  # a method of an outside object of a user class
         if outside is not None:  # `X.sum()`, `rs.randn(3)`: a method of outside data
             return resolve.data_method_call(self, outside, node, env, lets)
         if self.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
@@ -481,6 +511,8 @@ class Lowerer:
             return resolve.prim_call(self, prim, path, node, env, lets)
         if isinstance(fn, types.FunctionType):
             return resolve.user_call(self, fn, path, node, env, lets)
+        if isinstance(fn, type) and constructible(fn):
+            return objects.construct(self, fn, path, node, env, lets)
         return resolve.data_call(self, fn, path, node, env, lets)
 
     def argument(self, node: gast.expr, env: dict, lets: list) -> ir.Atom:
@@ -500,10 +532,6 @@ class Lowerer:
         if node.keywords:
             args = closures.keyword_arguments(self, fn, args, node, env, lets)
         return ir.Apply(fn, args)
-
-
-def _return_none(env: dict, lets: list) -> ir.Block:
-    return ir.Block(lets, ir.Const(None))
 
 
 def _hint(e: ir.Expr, default: str) -> str:

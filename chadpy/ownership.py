@@ -35,8 +35,9 @@ from typing import NamedTuple
 
 from . import ir
 from .errors import UnsupportedSyntax
+from .rules.records import SET_FIELD
 from .rules.sequences import LIST_APPEND
-from .vtypes import Arr, Lst, Tup, VType, of_value
+from .vtypes import Arr, Lst, Rec, Tup, VType, of_value
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
@@ -112,6 +113,7 @@ class _Owners:
     def let(self, let: ir.Let, owned: set[str], after: UsedAfter) -> None:
         """Update `owned` past one let; `after(name)`: whether a variable is read after it."""
         e, target = let.expr, let.target
+        e = self.spec.methods.get(id(e), e)  # a method call, a property, an object's call: the call it makes
         if isinstance(e, ir.Case):
             self.case(let, e, owned, after)
         elif isinstance(e, ir.Loop):
@@ -185,10 +187,16 @@ class _Owners:
         if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
             args = e.args[:1] if e.op.aliases == "view" else e.args
             return [a for a in args if isinstance(a, ir.Var)]
-        held = {ir.MakeTuple: "items", ir.MakeList: "items", ir.MakeDict: "values", ir.MakeClosure: "captured"}
+        held = {
+            ir.MakeTuple: "items",
+            ir.MakeList: "items",
+            ir.MakeDict: "values",
+            ir.MakeClosure: "captured",
+            ir.MakeRecord: "values",
+        }
         if type(e) in held:
             return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and e.op is LIST_APPEND:  # the list holds the element
+        if isinstance(e, ir.Prim) and e.op in (LIST_APPEND, SET_FIELD):  # the list (object) holds the value
             return [a for a in e.args[1:] if isinstance(a, ir.Var)]
         return []
 
@@ -198,8 +206,8 @@ class _Owners:
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
-        if isinstance(e, (ir.MakeTuple, ir.MakeList)):
-            return isinstance(e, ir.MakeList)
+        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeRecord)):
+            return not isinstance(e, ir.MakeTuple)
         if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
             base = self.types.get(_name(e.base))
             return isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
@@ -229,8 +237,9 @@ class _Owners:
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
-        kind = "a list" if isinstance(self.types.get(xs.name), Lst) else "an array"
-        what = "`append`" if e.op is LIST_APPEND else "this augmented assignment"
+        t = self.types.get(xs.name)
+        kind = "a list" if isinstance(t, Lst) else "an object" if isinstance(t, Rec) else "an array"
+        what = {LIST_APPEND: "`append`", SET_FIELD: "this attribute assignment"}.get(e.op, "this augmented assignment")
         raise UnsupportedSyntax(
             f"{what} updates {kind} in place that another name, a view, a container or the caller may also "
             f"hold: chadpy updates only {kind} the function itself created and holds under one name (never a "
@@ -336,8 +345,8 @@ class _Owners:
 
 
 def _mutable(t: VType | None) -> bool:
-    """A list or an array: Python updates it in place."""
-    return isinstance(t, (Lst, Arr))
+    """A list, an array or an object: Python updates it in place."""
+    return isinstance(t, (Lst, Arr, Rec))
 
 
 def _consume(atom: ir.Atom, owned: set[str]) -> None:

@@ -97,6 +97,23 @@ def tuple_part(d: object, k: object, zero: object) -> object:
     return d.get(k, zero)
 
 
+# ---------------------------------------------------------------- records (objects of user classes)
+# A record's cotangent is like a tuple's, keyed by attribute name: Zero or {name: cotangent}.
+
+
+def with_field(obj: object, name: str, value: object) -> object:
+    """`obj.name = value` as an expression (only on objects the function itself made)."""
+    setattr(obj, name, value)
+    return obj
+
+
+def without_field(d: object, name: str) -> object:
+    """The cotangent of a record before `obj.name = ...`: the new one's, less that attribute's."""
+    if d is Zero or name not in d:
+        return d
+    return {k: v for k, v in d.items() if k != name}
+
+
 # ---------------------------------------------------------------- lists and dicts
 # A list's cotangent is like a tuple's: Zero or a dict {position: cotangent}, so the
 # one-hot of `xs[i]` is O(1) and `add` merges the smaller dict into the larger.

@@ -34,6 +34,13 @@ def appended(node: gast.AST) -> str | None:
     return None
 
 
+def attribute_stored(node: gast.AST) -> str | None:
+    """`obj` if node is the target `obj.x` of an assignment."""
+    if isinstance(node, gast.Attribute) and isinstance(node.ctx, gast.Store) and isinstance(node.value, gast.Name):
+        return node.value.id
+    return None
+
+
 def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[gast.AST]:
     """The nodes of one function's scope: a nested `def` or `lambda` is yielded, with its
     defaults (evaluated here), but not its body (its own scope). Without `comprehensions`,
@@ -50,13 +57,16 @@ def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[g
             todo.extend(reversed(list(gast.iter_child_nodes(node))))
 
 
-def assigned(stmts: list[gast.stmt], comprehensions: bool = False) -> set[str]:
-    """Names a statement list assigns (an `append` updates its list, a `def` binds its name);
-    with `comprehensions`, the variables of the comprehensions in it too."""
+def assigned(stmts: list[gast.stmt], comprehensions: bool = False, attributes: bool = True) -> set[str]:
+    """Names a statement list assigns (an `append` updates its list, `obj.x = v` its object unless
+    not `attributes`, a `def` binds its name); with `comprehensions`, the variables of the
+    comprehensions in it too."""
     out = set()
     for node in scope_walk(stmts, comprehensions):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
+        elif attributes and (name := attribute_stored(node)):
+            out.add(name)
         elif isinstance(node, gast.FunctionDef):
             out.add(node.name)
         elif name := appended(node):
@@ -93,7 +103,7 @@ def parameters(node: Function) -> list[str]:
 def free_names(node: Function) -> set[str]:
     """The names a nested function reads from outside itself (its own and inner functions' reads)."""
     body = function_body(node)
-    return set().union(*map(uses, body)) - set(parameters(node)) - assigned(body)
+    return set().union(*map(uses, body)) - set(parameters(node)) - assigned(body, attributes=False)
 
 
 def uses(node: gast.AST) -> set[str]:

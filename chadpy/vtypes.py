@@ -13,7 +13,9 @@ input?) is a separate bit on the kinds that can carry a cotangent:
   statically) and dtype kind ("f" float, "i" integer, "b" bool, "c" complex, "O");
   only float arrays carry cotangents;
 - `Tup(items)`, `Lst(item)`, `Dct(item, fields, key)`: containers, active when a
-  component is;
+  component is (a `namedtuple` is a `Tup` whose `cls` names its components);
+- `Rec(cls, fields)`: an object of a user class, a record of its attributes
+  (`records.py`): a product like a tuple, whose components have names;
 - `Fn(code, env)`: a function value after closure conversion (Section 9): which
   code it runs (static) and the types of the values it captured. Its cotangent is
   its environment's tuple cotangent; the code part has none (unit, Appendix C);
@@ -35,6 +37,7 @@ import numpy as np
 
 from .errors import ChadTypeError
 from .ir import code_name
+from .records import fields_of, is_record, is_record_class
 
 
 class VType:
@@ -79,6 +82,17 @@ STR = Discrete("str")
 SLICE = Discrete("slice")
 OBJECT = Discrete("object")  # anything else: data chadpy passes along without looking inside
 
+
+@dataclass(frozen=True)
+class Class(Discrete):
+    """A user class as a value (a class method's `cls`): data, whose attributes chadpy can read."""
+
+    cls: type = object
+
+    def __repr__(self) -> str:
+        return f"class {self.cls.__name__}"
+
+
 _NUMERIC = {"bool": 0, "int": 1}  # the numeric tower: bool < int < float
 _DTYPES = "bifc"  # NumPy's promotion order of the dtype kinds chadpy distinguishes ("O" is above all)
 
@@ -103,9 +117,35 @@ def arr(rank: int | None, dtype: str = "f", active: bool = False) -> Arr:
 @dataclass(frozen=True)
 class Tup(VType):
     items: tuple[VType, ...]
+    cls: type | None = None  # a namedtuple's class: its components have names
 
     def __repr__(self) -> str:
-        return "(" + ", ".join(map(repr, self.items)) + ("," if len(self.items) == 1 else "") + ")"
+        inner = "(" + ", ".join(map(repr, self.items)) + ("," if len(self.items) == 1 else "") + ")"
+        return self.cls.__name__ + inner if self.cls is not None else inner
+
+    def position(self, name: str) -> int | None:
+        """The component a namedtuple's attribute `name` is (None: not one of its fields)."""
+        fields = self.cls._fields if self.cls is not None else ()
+        return fields.index(name) if name in fields else None
+
+
+@dataclass(frozen=True)
+class Rec(VType):
+    """An object of a user class: its class and its attributes' types (`records.py`)."""
+
+    cls: type
+    fields: tuple[tuple[str, VType], ...]
+
+    def __repr__(self) -> str:
+        return f"{self.cls.__name__}{{" + ", ".join(f"{k}: {t!r}" for k, t in self.fields) + "}"
+
+    def field(self, name: str) -> VType | None:
+        return next((t for k, t in self.fields if k == name), None)
+
+    def with_field(self, name: str, t: VType) -> Rec:
+        """The record after `obj.name = value` with a value of type t."""
+        fields = [(k, t if k == name else f) for k, f in self.fields]
+        return Rec(self.cls, tuple(fields if self.field(name) is not None else [*fields, (name, t)]))
 
 
 @dataclass(frozen=True)
@@ -167,6 +207,8 @@ def functions_in(t: VType) -> Iterator[Fn]:
         parts = t.items
     elif isinstance(t, Dct):
         parts = tuple(f for _, f in t.fields) if t.fields is not None else (t.item,)
+    elif isinstance(t, Rec):
+        parts = tuple(f for _, f in t.fields)
     elif isinstance(t, Lst):
         parts = (t.item,)
     else:
@@ -194,6 +236,8 @@ def is_active(t: VType) -> bool:
         return any(is_active(f) for _, f in t.fields) if t.fields is not None else is_active(t.item)
     if isinstance(t, Fn):
         return any(is_active(i) for i in t.env)
+    if isinstance(t, Rec):
+        return any(is_active(f) for _, f in t.fields)
     return isinstance(t, Lst) and is_active(t.item)
 
 
@@ -204,7 +248,9 @@ def inactive(t: VType) -> VType:
     if isinstance(t, Arr):
         return Arr(t.rank, t.dtype)
     if isinstance(t, Tup):
-        return Tup(tuple(map(inactive, t.items)))
+        return Tup(tuple(map(inactive, t.items)), t.cls)
+    if isinstance(t, Rec):
+        return Rec(t.cls, tuple((k, inactive(f)) for k, f in t.fields))
     if isinstance(t, Lst):
         return Lst(inactive(t.item))
     if isinstance(t, Dct):
@@ -313,7 +359,14 @@ def join(a: VType, b: VType) -> VType:
         if is_number(other) or isinstance(other, Arr):
             return arr(None, "f", True)  # a number of unknown shape: the general code handles any
     if isinstance(a, Tup) and isinstance(b, Tup) and len(a.items) == len(b.items):
-        return Tup(tuple(join(x, y) for x, y in zip(a.items, b.items)))
+        return Tup(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.cls if a.cls is b.cls else None)
+    if (
+        isinstance(a, Rec)
+        and isinstance(b, Rec)
+        and a.cls is b.cls
+        and [k for k, _ in a.fields] == [k for k, _ in b.fields]
+    ):
+        return Rec(a.cls, tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields)))
     if isinstance(a, Lst) and isinstance(b, Lst):
         return Lst(join(a.item, b.item))
     if isinstance(a, Fn) and isinstance(b, Fn):
@@ -357,6 +410,8 @@ def describe(t: VType) -> str:
         return "a dict"
     if isinstance(t, Fn):
         return f"the function {code_name(t.code)}"
+    if isinstance(t, Rec):
+        return f"a {t.cls.__name__} object with attributes " + ", ".join(k for k, _ in t.fields)
     if t == NONE:
         return "None"
     if isinstance(t, Discrete) and t.kind != "object":
@@ -377,7 +432,8 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, (float, np.floating)):
         return Float(active)
     if isinstance(value, tuple):
-        return Tup(tuple(of_value(v, active) for v in value))
+        cls = type(value) if hasattr(type(value), "_fields") else None  # a namedtuple
+        return Tup(tuple(of_value(v, active) for v in value), cls)
     if isinstance(value, list):
         return Lst(join_all([of_value(v, active) for v in value]) if value else BOTTOM)
     if isinstance(value, dict):
@@ -385,6 +441,10 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, np.ndarray):
         kind = value.dtype.kind
         return arr(value.ndim, "i" if kind == "u" else kind if kind in _DTYPES else "O", active)
+    if isinstance(value, type) and is_record_class(value):
+        return Class("object", value)
+    if is_record(value):  # its data attributes; a function or an object it holds is data
+        return Rec(type(value), tuple((k, _component(v, active)) for k, v in fields_of(value)))
     if callable(value) and not isinstance(value, type):
         if active:
             raise ChadTypeError(f"cannot differentiate with respect to a function ({_name_of(value)}); choose argnums")
@@ -392,6 +452,14 @@ def of_value(value: object, active: bool) -> VType:
     if not active:
         return OBJECT
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
+
+
+def _component(value: object, active: bool) -> VType:
+    """The type of a record's attribute: differentiated with the record, unless it cannot be."""
+    try:
+        return of_value(value, active)
+    except ChadTypeError:
+        return of_value(value, False)
 
 
 def _name_of(value: object) -> str:

@@ -10,6 +10,8 @@ the structure of that argument:
 | NumPy array of a floating dtype | an array of the same shape and dtype, one slope per element |
 | tuple / list | a tuple / list of the same length, componentwise |
 | dict | a dict with the same keys, per value |
+| namedtuple | the same namedtuple class, componentwise |
+| an object with attributes (a dataclass, a plain class) | the same class, per attribute (discrete ones kept) |
 | anything discrete (int, bool, str, None, NumPy integer or bool scalars and arrays) | `None` |
 
 Structures nest freely (a list of arrays, a dict of tuples, ...).
@@ -41,6 +43,24 @@ def _is_scalar(x: object) -> bool:
     return isinstance(x, (float, np.floating))
 
 
+def _is_record(x: object) -> bool:
+    """An object differentiated attribute by attribute (a dataclass, a plain class's instance)."""
+    return hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x)
+
+
+def _record(like: object, fields: dict) -> object:
+    """An object of like's class with these attributes (its `__init__` not run)."""
+    out = copy.copy(like)
+    for k, v in fields.items():
+        object.__setattr__(out, k, v)
+    return out
+
+
+def _rebuilt(value: tuple, items: list) -> tuple:
+    """A tuple of value's class (a namedtuple keeps its class) with these items."""
+    return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
+
+
 def _replace(value: object, path: tuple, new: float) -> object:
     """A copy of `value` with the float at `path` replaced by `new`; `value` itself is untouched.
 
@@ -57,9 +77,11 @@ def _replace(value: object, path: tuple, new: float) -> object:
         out = dict(value)
         out[k] = _replace(value[k], rest, new)
         return out
+    if _is_record(value):
+        return _record(value, {k: _replace(getattr(value, k), rest, new)})
     items = list(value)
     items[k] = _replace(items[k], rest, new)
-    return tuple(items) if isinstance(value, tuple) else items
+    return _rebuilt(value, items) if isinstance(value, tuple) else items
 
 
 def _slope(f, args: tuple, i: int, path: tuple, x: float, h: float) -> float:
@@ -86,11 +108,14 @@ def _diff(f, args: tuple, i: int, path: tuple, x: object, h: float) -> object:
             g[k] = _slope(f, args, i, path + (k,), x[k], h)
         return g
     if isinstance(x, tuple):
-        return tuple(_diff(f, args, i, path + (k,), xk, h) for k, xk in enumerate(x))
+        return _rebuilt(x, [_diff(f, args, i, path + (k,), xk, h) for k, xk in enumerate(x)])
     if isinstance(x, list):
         return [_diff(f, args, i, path + (k,), xk, h) for k, xk in enumerate(x)]
     if isinstance(x, dict):
         return {k: _diff(f, args, i, path + (k,), xk, h) for k, xk in x.items()}
+    if _is_record(x):
+        diffs = {k: _diff(f, args, i, path + (k,), v, h) for k, v in vars(x).items()}
+        return _record(x, {k: d if d is not None else getattr(x, k) for k, d in diffs.items()})
     raise TypeError(f"central_diff: cannot differentiate with respect to {type(x).__name__}")
 
 
@@ -174,6 +199,9 @@ def _same(a: object, b: object, where: str, loose_scalars: bool) -> None:
         assert a.keys() == b.keys(), f"{where}: keys {list(a)} != {list(b)}"
         for k in b:
             _same(a[k], b[k], f"{where}[{k!r}]", loose_scalars)
+    elif _is_record(b):
+        assert type(a) is type(b), f"{where}: expected a {type(b).__name__}, got {a!r}"
+        _same(vars(a), vars(b), where, loose_scalars)
     else:
         if loose_scalars and _is_scalar(a) and _is_scalar(b):
             pass  # float and np.float64 are interchangeable here; the values must still be equal
@@ -218,7 +246,7 @@ def assert_close(
                 f"chadpy:\n{actual!r}\nfinite differences:\n{expected!r}"
             )
     elif isinstance(expected, (tuple, list)):
-        kind = tuple if isinstance(expected, tuple) else list
+        kind = type(expected) if isinstance(expected, tuple) else list
         assert isinstance(actual, kind), f"{where}: expected a {kind.__name__}, got {actual!r}"
         assert len(actual) == len(expected), f"{where}: expected {len(expected)} components, got {actual!r}"
         for k, (a, e) in enumerate(zip(actual, expected)):
@@ -228,6 +256,16 @@ def assert_close(
         assert actual.keys() == expected.keys(), f"{where}: keys {list(actual)} != {list(expected)}"
         for k in expected:
             assert_close(actual[k], expected[k], rtol, atol, f"{where}[{k!r}]")
+    elif _is_record(expected):
+        assert type(actual) is type(expected), f"{where}: expected a {type(expected).__name__}, got {actual!r}"
+        assert vars(actual).keys() == vars(expected).keys(), f"{where}: attributes {vars(actual)} != {vars(expected)}"
+        for k, e in vars(expected).items():
+            if _is_discrete(e) or not (
+                _is_record(e) or isinstance(e, (np.ndarray, tuple, list, dict)) or _is_scalar(e)
+            ):
+                assert getattr(actual, k) is e, f"{where}.{k}: data kept as it is: {getattr(actual, k)!r} is not {e!r}"
+            else:
+                assert_close(getattr(actual, k), e, rtol, atol, f"{where}.{k}")
     else:
         if type(expected) is float:
             assert type(actual) is float, f"{where}: expected a float, got {type(actual).__name__} {actual!r}"
