@@ -5,6 +5,7 @@ from . import rules  # noqa: F401  (registers the derivative rules)
 from .api import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
 from .primitives import defvjp
+from .records import register_pytree
 from .runtime import Zero
 from .stages import STAGES
 
@@ -20,6 +21,7 @@ __all__ = [
     "cost_report",
     "defvjp",
     "grad",
+    "register_pytree",
     "reverse",
     "source",
     "value_and_grad",

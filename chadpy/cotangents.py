@@ -11,7 +11,7 @@ import numpy as np
 
 from .arrays import to_user_array
 from .errors import ChadTypeError
-from .records import new_record
+from .records import PYTREES, new_record
 from .runtime import Zero, tuple_part
 from .vtypes import Arr, Dct, Float, Lst, Rec, Tup, VType, is_active
 
@@ -27,6 +27,8 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Tup):
         items = [to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value))]
         return t.cls(*items) if t.cls is not None else tuple(items)
+    if isinstance(t, Rec) and t.cls in PYTREES:
+        return _pytree_ct(ct, t, value)
     if isinstance(t, Rec):  # an object of the same class; an attribute without a derivative keeps its value
         fields = dict(t.fields)
         return new_record(
@@ -71,6 +73,23 @@ def from_user(ct: object, t: VType) -> object:
         fields = dict(t.fields) if t.fields is not None else dict.fromkeys(ct, t.item)
         return {k: from_user(c, fields[k]) for k, c in ct.items() if c is not None}
     return None
+
+
+def _pytree_ct(ct: object, t: Rec, value: object) -> object:
+    """The gradient of an object of a registered pytree class: `unflatten(aux, children's cotangents)`."""
+    flatten, unflatten = PYTREES[t.cls]
+    children, aux = flatten(value)
+    fields = dict(t.fields)
+    cts = []
+    for child in children:
+        name = next((k for k in fields if getattr(value, k) is child), None)
+        if name is None:
+            raise ChadTypeError(
+                f"the pytree flatten of {t.cls.__name__} returned a child that is none of its attributes: "
+                "chadpy differentiates attributes, so children must be attributes of the object"
+            )
+        cts.append(to_user(tuple_part(ct, name, _zero(fields[name])), fields[name], child))
+    return unflatten(aux, type(children)(cts) if isinstance(children, (tuple, list)) else cts)
 
 
 def _zero(t: VType) -> object:

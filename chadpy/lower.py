@@ -548,6 +548,10 @@ def _hint(e: ir.Expr, default: str) -> str:
         return "case"
     if isinstance(e, (ir.MakeTuple, ir.MakeList)):
         return "tup"
+    if isinstance(e, ir.Field):
+        return e.index.value
+    if isinstance(e, ir.MethodCall):
+        return e.name
     if isinstance(e, ir.Read):
         return "item"
     return default

@@ -10,9 +10,10 @@ Objects of classes from installed libraries and the standard library (a
 `RandomState`, a SciPy distribution) are not records: they are data chadpy passes
 along and calls methods of as they are (their results carry no derivative).
 
-`register_pytree(cls, flatten, unflatten)` (JAX's spirit) makes a class's instances
-arguments of their children: the function is differentiated as
-`children -> f(unflatten(aux, children))`, so its gradient is `unflatten(aux, cts)`.
+`register_pytree(cls, flatten, unflatten)` (JAX's spirit) says what a gradient of a
+class's object is: its children (`flatten(obj)`: attributes of obj) are what is
+differentiated, and the gradient is `unflatten(aux, cotangents_of_children)`. The
+class's objects are records whatever module it comes from.
 """
 
 from __future__ import annotations
@@ -40,11 +41,12 @@ PYTREES: dict[type, Pytree] = {}
 
 
 def register_pytree(cls: type, flatten: Callable, unflatten: Callable) -> None:
-    """Differentiate arguments of class `cls` through their children: `flatten(obj)` gives
-    `(children, aux)` (children: a tuple of floats, arrays and containers), `unflatten(aux,
-    children)` rebuilds the object (Python chadpy reads, usually `cls(*children)`). The gradient
-    with respect to such an argument is `unflatten(aux, children_cotangents)`."""
+    """Gradients of objects of class `cls` in JAX's style: `flatten(obj)` gives `(children, aux)`,
+    children being attributes of obj (floats, arrays, containers of them) and aux anything else;
+    `unflatten(aux, children)` builds an object. The gradient with respect to such an object is
+    `unflatten(aux, cotangents of its children)`; its other attributes are data."""
     PYTREES[cls] = Pytree(flatten, unflatten)
+    is_record_class.cache_clear()
 
 
 def is_namedtuple(cls: type) -> bool:
@@ -56,7 +58,7 @@ def is_record_class(cls: type) -> bool:
     """A class whose instances are records: a dataclass, or a class defined outside installed
     libraries and the standard library whose instances keep their attributes in a `__dict__`
     or `__slots__` (not a container or a number)."""
-    if dataclasses.is_dataclass(cls):
+    if dataclasses.is_dataclass(cls) or cls in PYTREES:
         return True
     if cls.__module__ == "builtins" or issubclass(cls, (tuple, list, dict, set, int, float, complex, str, bytes)):
         return False

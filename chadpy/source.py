@@ -20,6 +20,7 @@ import gast
 import numpy as np
 
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
+from .records import fields_of, is_record
 
 _MISSING = object()
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -28,13 +29,14 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 @dataclass
 class Watch:
     """The outside values a derivative was built from; stale once any is rebound, or once an
-    array among them changes its rank or dtype kind in place (the derivative is specialised to
-    them). O(1) per value: a list's elements are not walked."""
+    array among them changes its rank or dtype kind in place, or an object of a user class
+    the kinds of its attributes (the derivative is specialised to them). O(1) per value (an
+    object's: per attribute): a list's elements are not walked."""
 
     entries: dict[tuple[int, str], tuple[object, str, object, object]] = field(default_factory=dict)
 
     def add(self, container: object, key: str, value: object) -> None:
-        self.entries[id(container), key] = (container, key, value, _array_kind(value))
+        self.entries[id(container), key] = (container, key, value, _kind(value))
 
     def still_valid(self) -> bool:
         for container, key, value, kind in self.entries.values():
@@ -43,13 +45,20 @@ class Watch:
                     return False
             elif container.cell_contents is not value:  # a closure cell
                 return False
-            if kind is not None and _array_kind(value) != kind:
+            if kind is not None and _kind(value) != kind:
                 return False
         return True
 
 
-def _array_kind(value: object) -> tuple[int, str] | None:
-    return (value.ndim, value.dtype.kind) if isinstance(value, np.ndarray) else None
+def _kind(value: object, depth: int = 3) -> object:
+    """What a derivative reading `value` is specialised to, beyond its identity: an array's rank
+    and dtype kind; an object's attributes' classes and kinds, and the functions it holds
+    (records nested `depth` deep)."""
+    if isinstance(value, np.ndarray):
+        return (value.ndim, value.dtype.kind)
+    if depth and is_record(value):
+        return tuple((k, type(v), v if callable(v) else _kind(v, depth - 1)) for k, v in fields_of(value))
+    return None
 
 
 @dataclass

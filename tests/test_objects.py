@@ -5,6 +5,9 @@ gradient has their own type. Every gradient is checked against central differenc
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from collections import namedtuple
 
 import numpy as np
@@ -279,3 +282,61 @@ def test_nested_attribute_assignment_is_an_error():
 
     with pytest.raises(ChadError, match="attribute of an attribute"):
         chad.grad(f)(1.0)
+
+
+class Holder:
+    def __init__(self):
+        self.W = np.array([1.0, 2.0])
+        self.act = np.tanh
+
+
+HOLDER = Holder()
+
+
+def reads_holder(x):
+    return np.sum(HOLDER.act(HOLDER.W * x))
+
+
+def test_an_outside_objects_attribute_changing_kind_or_function_rebuilds_the_derivative():
+    x = 0.3
+    assert_close(chad.grad(reads_holder)(x), central_diff(reads_holder, (x,), 0))
+    try:
+        HOLDER.W = np.array([[1.0, 2.0], [3.0, -1.0]])  # another rank
+        assert_close(chad.grad(reads_holder)(x), central_diff(reads_holder, (x,), 0))
+        HOLDER.act = np.sin  # another function held
+        assert_close(chad.grad(reads_holder)(x), central_diff(reads_holder, (x,), 0))
+    finally:
+        HOLDER.W, HOLDER.act = np.array([1.0, 2.0]), np.tanh
+
+
+class Gaussian:
+    """Not a dataclass: its registered children are `mean` and `log_sd`; `cache` is derived data."""
+
+    def __init__(self, mean, log_sd):
+        self.mean = mean
+        self.log_sd = log_sd
+        self.cache = {"note": "not differentiated"}
+
+    def logpdf(self, x):
+        z = (x - self.mean) / np.exp(self.log_sd)
+        return -0.5 * np.sum(z * z) - np.sum(self.log_sd)
+
+
+chad.register_pytree(Gaussian, lambda g: ((g.mean, g.log_sd), None), lambda aux, children: Gaussian(*children))
+
+
+def test_register_pytree_gives_the_gradient_by_unflatten():
+    def nll(g):
+        return -g.logpdf(X[:, 0])
+
+    g0 = Gaussian(0.3, -0.2)
+    grad = chad.grad(nll)(g0)
+    assert isinstance(grad, Gaussian)
+    assert_close(grad.mean, central_diff(lambda m: nll(Gaussian(m, -0.2)), (0.3,), 0))
+    assert_close(grad.log_sd, central_diff(lambda s: nll(Gaussian(0.3, s)), (-0.2,), 0))
+
+
+def test_the_model_class_example_runs():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.path.join(root, "examples", "model_class.py")
+    subprocess.run([sys.executable, path], check=True, capture_output=True, cwd=root)
