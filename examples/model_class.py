@@ -56,7 +56,7 @@ def loss(params):
 params = Params(0.5 * rng.normal(size=(2, 8)), np.zeros(8), 0.5 * rng.normal(size=8))
 grad = chad.grad(loss)
 first = loss(params)
-for step in range(200):
+for _ in range(200):
     g = grad(params)  # a Params, like its argument
     params = Params(params.W1 - 0.1 * g.W1, params.b1 - 0.1 * g.b1, params.w2 - 0.1 * g.w2)
 print(f"loss {first:.4f} -> {loss(params):.4f} after 200 steps; the gradient is a {type(g).__name__}")
