@@ -17,7 +17,9 @@ Python maps onto it as follows (one node per idea):
 | `if`, `a if c else b`, `and`, `or` | `Case` on a discrete condition; branches end in the live-out tuple |
 | `for`, `while` (with `break`, `continue`, `return`) | `ForLoop`, `WhileLoop`: a fold over a state tuple |
 | operators, `math`/NumPy functions, builtins | `Prim` |
-| a call of a user function | `Call` |
+| a call of a user function; `C(a)` of a user class | `Call` (of `C`'s constructor) |
+| `obj.x`, `obj.m(a)`, a dataclass's or namedtuple's fields | `Field`, `MethodCall` (resolved per type), `MakeRecord` |
+| `obj.x = v` in `__init__` | `Prim` (`setattr`, a functional update) |
 | `lambda`, nested `def`; calling a function value | `MakeClosure`, `Apply` |
 
 Functions as values are closure-converted (Section 9, Appendix C; `closures.py`):
