@@ -90,9 +90,10 @@ def comprehension(lw: Lowerer, node: gast.ListComp | gast.GeneratorExp, env: dic
     start = lw.names.fresh("empty")
     lets.append(ir.Let(start, ir.MakeList([]), lw.loc))
     env[acc] = ir.Var(start)
-    loc = lw.loc
+    loc, hidden = lw.loc, lw.hidden
+    lw.hidden = {**{t: env.get(t) for t in targets}, **hidden}  # what a function named outside reads
     lw.loop(body[0], env, lets, live={acc})
-    lw.loc = loc
+    lw.loc, lw.hidden = loc, hidden
     result = env.pop(acc)
     for t in targets:  # comprehension variables do not leak (Python 3)
         env.pop(t, None)

@@ -318,6 +318,11 @@ class _Infer:
                 f"`{callee.fn.name}` returns a function that captured a variable which changes later "
                 "(a loop variable?): Python would use the new value when it runs; bind it as a default parameter"
             )
+        if getattr(code, "transient", False) and holds_function(callee.result):
+            raise ChadTypeError(
+                f"`{callee.fn.name}` reads a variable which changes after this call and returns a function: "
+                "Python's function would read the new value when it runs; pass the variable as an argument"
+            )
         return callee.result
 
     def prim(self, e: ir.Prim) -> VType:

@@ -76,7 +76,7 @@ class _LoopExits:
     retval: str | None  # the state variable holding the returned value
 
     def finish(self, lowerer: Lowerer, env: dict, lets: list, status: int, retval: ir.Atom | None = None):
-        items = [env[v] for v in self.state]
+        items = [closures.current(lowerer, env, v, lets, None) for v in self.state]
         if self.status is not None:
             items.insert(0, ir.Const(status))
         if self.retval is not None:
@@ -102,9 +102,11 @@ class Lowerer:
         self.names = NameSupply(all_names)
         body = scope.function_body(self.node)
         self.locals = scope.assigned(body, attributes=False) | set(scope.parameters(self.node))
-        self.later = scope.assigned_later(body)  # per function made here: names assigned after it
+        self.later = scope.assigned_later(body)  # per function made, or node using one: names assigned after it
+        self.function_reads = scope.function_reads(body)  # what calling each function named here reads
+        self.hidden: dict[str, ir.Atom | None] = {}  # the variables comprehension variables hide, while lowered
         self.resolver = resolve.Resolver(parsed, watch, self.locals)
-        self.closures: dict[str, closures.Closure] = {}  # SSA name -> the function value it holds
+        self.closures: dict[str, closures.Closure | closures.Def] = {}  # SSA name -> the function (value) it holds
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
         self.loops: list[_LoopExits] = []  # the loops being lowered, innermost last
@@ -179,7 +181,7 @@ class Lowerer:
         """The names read after a statement, `rest` being the statements after it in its block (inside
         a loop's body, leaving it by `break`, `continue` or `return` reads the loop's state)."""
         state = set(self.loops[-1].state) if self.loops else None
-        return scope.live_in(rest, live_out, (state, state, state) if state is not None else None)
+        return closures.expand(self, scope.live_in(rest, live_out, (state, state, state) if state else None))
 
     def case_result(self, cond: ir.Atom, then: ir.Block, orelse: ir.Block, lets: list, stmt: gast.AST) -> ir.Block:
         result = self.names.fresh("result")
@@ -208,6 +210,7 @@ class Lowerer:
         if isinstance(stmt, gast.For):
             assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
         reads = scope.read(stmt.body) | (scope.read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
+        reads = closures.expand(self, reads)  # a call of a function named here reads what it reads
         state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
         returns = scope.returns(stmt.body)
         stops = returns or scope.breaks(stmt.body, (gast.Break,))
@@ -215,7 +218,7 @@ class Lowerer:
         seq = binder = None
         if isinstance(stmt, gast.For):
             seq, binder = iteration or desugar.iteration(self, stmt, env, lets)
-        init = [env.get(v, ir.Const(None)) for v in state]
+        init = [closures.current(self, env, v, lets, stmt) if v in env else ir.Const(None) for v in state]
         body_env = dict(env)
         params = [self.bind(v, body_env) for v in state]
         status = self.names.fresh("status") if stops else None
@@ -280,12 +283,11 @@ class Lowerer:
                     raise self.error(
                         UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
                     )
-            if len(joined) == 1:
-                return ir.Block(branch_lets, branch_env[joined[0]])
-            if not joined:
-                return ir.Block(branch_lets, ir.Const(None))
+            values = [closures.current(self, branch_env, v, branch_lets, stmt) for v in joined]
+            if len(joined) <= 1:
+                return ir.Block(branch_lets, values[0] if values else ir.Const(None))
             t = self.names.fresh("joined")
-            branch_lets.append(ir.Let(t, ir.MakeTuple([branch_env[v] for v in joined]), loc))
+            branch_lets.append(ir.Let(t, ir.MakeTuple(values), loc))
             return ir.Block(branch_lets, ir.Var(t))
 
         then = self.block(stmt.body, dict(env), finish, live)
@@ -325,7 +327,7 @@ class Lowerer:
                 objects.set_attribute(self, stmt.target, value, env, lets)
                 return
             name = stmt.target.id
-            current = self.read(name, env, stmt.target)
+            current = self.read(name, env, stmt.target, lets)
             value = ir.Prim(op, [current, self.atom(stmt.value, env, lets)], inplace=True)
             lets.append(ir.Let(self.bind(name, env), value, loc))
         elif isinstance(stmt, gast.Expr):
@@ -355,7 +357,7 @@ class Lowerer:
                 "one assigned only on some paths): chadpy updates in place only the lists a function makes",
                 node,
             )
-        xs = self.read(name, env, node.func.value)
+        xs = self.read(name, env, node.func.value, lets)
         if len(node.args) != 1 or node.keywords:
             raise self.error(UnsupportedSyntax, "`append` takes one argument", node)
         v = self.atom(node.args[0], env, lets)
@@ -390,14 +392,11 @@ class Lowerer:
         env[user_name] = ir.Var(name)
         return name
 
-    def read(self, name: str, env: dict, node: gast.AST, use: str = "value") -> ir.Expr:
+    def read(self, name: str, env: dict, node: gast.AST, lets: list, use: str = "value") -> ir.Expr:
         """The value of a name. `use`: "call" where a function value is called or passed to a
         call (used right away), "value" anywhere else (it may be kept)."""
         if name in env:
-            value = env[name]
-            if isinstance(value, ir.Var) and value.name in self.closures:
-                self.closures[value.name].check(self, env, use, node)
-            return value
+            return closures.current(self, env, name, lets, node, use)
         if name in self.locals:
             raise self.error(UnsupportedSyntax, f"local variable `{name}` may be used before it is assigned", node)
         return self.resolver.outside(name, self.resolver.global_value(name, node), node)
@@ -414,7 +413,7 @@ class Lowerer:
         if isinstance(node, gast.Constant):
             return ir.Const(node.value)
         if isinstance(node, gast.Name):
-            return self.read(node.id, env, node)
+            return self.read(node.id, env, node, lets)
         if isinstance(node, gast.Attribute):
             if self.resolver.is_local(node.value, env) or self.resolver.data(node.value, env) is not None:
                 return objects.attribute(self, node, env, lets)
@@ -469,9 +468,7 @@ class Lowerer:
         if isinstance(node, gast.Call):
             return self.call(node, env, lets)
         if isinstance(node, gast.Lambda):  # kept (stored, returned): it must not depend on a changing variable
-            made, info = closures.make_closure(self, node, env, lets)
-            info.check(self, env, "value", node)
-            return made
+            return closures.make_closure(self, node, env, lets)[0]
         raise self.error(UnsupportedSyntax, f"`{type(node).__name__}` is not supported", node)
 
     def slice_atom(self, node: gast.Slice, env: dict, lets: list) -> ir.Atom:
@@ -519,10 +516,9 @@ class Lowerer:
         """An argument of a call (or the function called): a function value here is used
         right away, so it may capture a variable that changes later."""
         if isinstance(node, gast.Name) and (node.id in env or node.id in self.locals):
-            return self.read(node.id, env, node, use="call")
+            return self.read(node.id, env, node, lets, use="call")
         if isinstance(node, gast.Lambda):
-            made, _ = closures.make_closure(self, node, env, lets)
-            return self.let(made, lets, "lambda")
+            return self.let(closures.make_closure(self, node, env, lets, use="call")[0], lets, "lambda")
         return self.atom(node, env, lets)
 
     def apply(self, fn: ir.Atom, node: gast.Call, env: dict, lets: list) -> ir.Apply:

@@ -69,7 +69,7 @@ def set_attribute(lw: Lowerer, target: gast.Attribute, value: ir.Atom, env: dict
             "`a.b.c = ...`) is not supported: chadpy never mutates a caller's objects",
             target,
         )
-    obj = lw.read(name, env, target.value)
+    obj = lw.read(name, env, target.value, lets)
     update = ir.Prim(SET_FIELD, [obj, ir.Const(target.attr), value], inplace=True)
     lets.append(ir.Let(lw.bind(name, env), update, lw.loc))
 

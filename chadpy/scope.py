@@ -3,8 +3,10 @@
 Pure functions of the tree, used by `lower`: which names a block assigns (the
 variables an `if` joins or a loop carries), which are *live* after a statement
 (read on some path before being assigned again), which a nested function reads
-from outside itself (what a closure captures), and where control may leave a
-block (`return`, `break`, `continue`).
+from outside itself (what a closure captures; `function_reads`: what a call of a
+function the scope names reads), what may be assigned after a point (late
+binding, `assigned_later`), and where control may leave a block (`return`,
+`break`, `continue`).
 
 Python's scopes are followed exactly: a comprehension's variables and a lambda's
 parameters belong to their own scope, so `[y * 2 for y in xs]` neither assigns nor
@@ -181,31 +183,31 @@ def _live_before(s: gast.stmt, live: set[str], jumps: Jumps | None) -> set[str]:
     return live | read_target | set().union(*(uses(e) for e in _own_exprs(s)))  # `x += e`, a call, an assert
 
 
-def made_in(node: gast.AST) -> list[Function]:
-    """The functions a statement's own expressions make (not those of its nested blocks)."""
-    if isinstance(node, gast.FunctionDef):
-        return [node]
+def _own_parts(node: gast.stmt) -> list[gast.AST]:
+    """A statement's own parts: all but its nested blocks (and a `def`'s body, its own scope)."""
     own = [v for f, v in gast.iter_fields(node) if f not in ("body", "orelse")]
-    parts = [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
-    return [n for n in scope_walk(parts) if isinstance(n, gast.Lambda)]
+    return [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
 
 
 def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
-    """For each function made in this scope: the names the scope may assign after making it
-    (the rest of its block and the blocks around it, a surrounding loop's body, which runs
-    again, and the variables of a comprehension it is made in). A closure capturing one of
-    those is checked where it is used."""
+    """For each function made in this scope, and each node of its statements' own expressions
+    (where a function value may be used): the names the scope may assign after it (the rest of
+    its block and the blocks around it, a surrounding loop's body, which runs again, and the
+    variables of a comprehension it is in). Empty if the scope makes no function."""
     out: dict[int, set[str]] = {}
+    if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in body for n in gast.walk(s)):
+        return out
 
     def visit(stmts: list[gast.stmt], after: set[str]) -> None:
-        if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in stmts for n in gast.walk(s)):
-            return
         rests = [after]  # names assigned after each statement, built from the end (linear)
         for s in reversed(stmts[1:]):
             rests.append(rests[-1] | assigned([s], comprehensions=True))
         for s, rest in zip(stmts, reversed(rests)):
-            for made in made_in(s):
-                out[id(made)] = rest | (set() if made is s else assigned([s], comprehensions=True))
+            around = rest | assigned([s], comprehensions=True)
+            for node in scope_walk(_own_parts(s)):
+                out[id(node)] = around
+            if isinstance(s, gast.FunctionDef):
+                out[id(s)] = rest
             if isinstance(s, gast.If):
                 visit(s.body, rest)
                 visit(s.orelse, rest)
@@ -214,6 +216,27 @@ def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
 
     visit(body, set())
     return out
+
+
+def function_reads(body: list[gast.stmt]) -> dict[str, set[str]]:
+    """What a call of each function this scope names (`def g`, `g = lambda ...`) reads from the
+    scope: its free names and, transitively, those of the named functions it uses."""
+    reads: dict[str, set[str]] = {}
+    for node in scope_walk(body):
+        if isinstance(node, gast.FunctionDef):
+            reads.setdefault(node.name, set()).update(free_names(node) - {node.name})
+        elif isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda):
+            for target in node.targets:
+                if isinstance(target, gast.Name):
+                    reads.setdefault(target.id, set()).update(free_names(node.value))
+    changed = True
+    while changed:
+        changed = False
+        for own in reads.values():
+            more = set().union(*(reads[n] for n in own if n in reads)) - own
+            own |= more
+            changed = changed or bool(more)
+    return reads
 
 
 def breaks(stmts: list[gast.stmt], kinds: tuple = (gast.Break, gast.Continue)) -> bool:
