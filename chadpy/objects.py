@@ -50,12 +50,41 @@ def attribute(lw: Lowerer, node: gast.Attribute, env: dict, lets: list) -> ir.Ex
     return ir.Field(base, ir.Const(node.attr))
 
 
-def method(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.MethodCall:
+def method(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """`x.m(args)` where `.m` is no NumPy method: the method of x's class (resolved by inference)."""
+    if _is_super(node.func.value):
+        return super_call(lw, node, env, lets)
     receiver = lw.atom(node.func.value, env, lets)
     args = [lw.argument(a, env, lets) for a in node.args]
     keywords = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords}
     return ir.MethodCall(receiver, node.func.attr, args, keywords)
+
+
+def _is_super(node: gast.expr) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "super"
+
+
+def super_call(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Call:
+    """`super().m(args)` in a method of class C: the `m` the classes after C define (C's MRO; with
+    single inheritance, the same as the receiver's), called on the method's first parameter."""
+    fn = lw.parsed.pyfunc
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    params = scope.parameters(lw.node)
+    if node.func.value.args or "__class__" not in cells or not params:
+        raise lw.error(UnsupportedSyntax, "`super(...)` is supported only as `super()` in a method", node)
+    if node.func.attr == "__init__":
+        raise lw.error(
+            UnsupportedSyntax,
+            "`super().__init__(...)` is not supported yet: set the attributes in the subclass's `__init__`",
+            node,
+        )
+    defining = cells["__class__"].cell_contents
+    found = next((b.__dict__[node.func.attr] for b in defining.__mro__[1:] if node.func.attr in b.__dict__), None)
+    if not isinstance(found, types.FunctionType):
+        raise lw.error(UnsupportedSyntax, f"`super().{node.func.attr}` is not a method chadpy can read", node)
+    receiver = gast.Name(params[0], gast.Load(), None, None)
+    call = gast.copy_location(gast.Call(node.func, [receiver, *node.args], node.keywords), node)
+    return user_call(lw, found, f"super().{node.func.attr}", call, env, lets)
 
 
 def set_attribute(lw: Lowerer, target: gast.Attribute, value: ir.Atom, env: dict, lets: list) -> None:

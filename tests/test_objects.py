@@ -340,3 +340,29 @@ def test_the_model_class_example_runs():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.path.join(root, "examples", "model_class.py")
     subprocess.run([sys.executable, path], check=True, capture_output=True, cwd=root)
+
+
+class Scaled(Base):
+    def inner(self, x):
+        return 3.0 * super().inner(x) + self.w
+
+
+class InitsBase(Base):
+    def __init__(self, w):
+        super().__init__(w)
+
+
+def test_super_method_call():
+    def f(w, x):
+        return Scaled(w).inner(x) * w
+
+    assert_grad_matches_fd(f, (0.7, -1.3), argnums=(0, 1))
+
+
+def test_super_init_is_a_clear_error():
+    def f(w):
+        return InitsBase(w).inner(2.0)
+
+    with pytest.raises(ChadError, match=r"super\(\).__init__") as e:
+        chad.grad(f)(1.0)
+    assert "super().__init__(w)" in str(e.value)
