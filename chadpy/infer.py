@@ -338,8 +338,8 @@ class _Infer:
                 f"no derivative rule for `{op.name}` (its argument {active[0] + 1} carries derivatives); "
                 "register one with chadpy.defvjp"
             )
-        if not op.containers and not op.discrete and any(isinstance(args[k], (Tup, Lst, Dct)) for k in active):
-            t = args[next(k for k in active if isinstance(args[k], (Tup, Lst, Dct)))]
+        if not op.containers and not op.discrete and any(isinstance(args[k], (Tup, Lst, Dct, Rec)) for k in active):
+            t = args[next(k for k in active if isinstance(args[k], (Tup, Lst, Dct, Rec)))]
             raise ChadTypeError(f"`{op.name}` of {describe(t)} that carries derivatives is not supported")
         consts = [a.value if isinstance(a, (ir.Const, ir.Ref)) else UNKNOWN for a in e.args]
         t = op.kind(args, consts)

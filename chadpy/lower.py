@@ -131,7 +131,8 @@ class Lowerer:
 
     def body(self, env: dict[str, ir.Atom]) -> ir.Block:
         """The function's body; falling off its end returns None (a constructor: the object)."""
-        return self.block(scope.function_body(self.node), env, self.return_nothing, set())
+        made = {scope.parameters(self.node)[0]} if self.constructing is not None else set()  # returned at the end
+        return self.block(scope.function_body(self.node), env, self.return_nothing, made)
 
     def return_nothing(self, env: dict, lets: list) -> ir.Block:
         return ir.Block(lets, self.nothing(env))

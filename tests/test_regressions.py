@@ -655,3 +655,24 @@ def test_a_def_lowered_on_several_paths_gets_a_name_on_each():
     seeds 84, 921, ...). f(x) = 1.5 x."""
     assert chad.grad(def_after_a_continue)(0.7) == 1.5
     assert_grad_matches_fd(def_after_a_continue, (0.7,))
+
+
+class _Signed:
+    def __init__(self, w, b):
+        self.w = w
+        if b > 0:  # the last statement: `self` is read after it only by the constructor's return
+            self.b = b
+        else:
+            self.b = -b
+
+
+def signed_product(w, b):
+    s = _Signed(w, b)
+    return s.w * s.b
+
+
+def test_an_if_ending_an_init_keeps_its_attribute_assignments():
+    """An `if` that is the last statement of `__init__` did not join `self` (nothing after it read it:
+    the constructor's implicit `return self` was not counted), so `self.b` was lost: an error reading
+    `s.b`, where a wrong join would have been a wrong gradient. d/db (w |b|) = w sign(b)."""
+    assert_grad_matches_fd(signed_product, (1.5, -0.5), argnums=(0, 1))
