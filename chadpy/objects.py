@@ -115,6 +115,8 @@ def constructor_function(code: Constructor, lowerer: type[Lowerer], watch: objec
     cls = code.cls
     loc = Loc("<chadpy constructor>", 0, cls.__name__, "")
     if code.generated:
+        if hasattr(cls, "__post_init__"):
+            raise UnsupportedSyntax(f"the dataclass `{cls.__name__}` has a `__post_init__`; not supported yet", loc)
         params = list(inspect.signature(cls).parameters)
         body = ir.Block([ir.Let("made", ir.MakeRecord(cls, params, [ir.Var(p) for p in params]), loc)], ir.Var("made"))
         return ir.Function(cls.__name__, params, body, loc, code)
@@ -176,9 +178,11 @@ def field_type(e: ir.Field, base: VType) -> VType:
         return base.field(name)
     if getattr(base, "cls", None) is not None and is_namedtuple(base.cls) and base.position(name) is not None:
         return base.items[base.position(name)]
-    owner = base.cls if isinstance(base, (Rec, Class)) else e.base.value if isinstance(e.base, ir.Ref) else None
-    value = inspect.getattr_static(owner, name, None) if owner is not None else None
-    if value is None or isinstance(value, (types.FunctionType, property, staticmethod, classmethod)):
+    if isinstance(base, (Rec, Class)):  # a class attribute
+        value = inspect.getattr_static(base.cls, name, _MISSING)
+    else:  # an attribute of outside data: as it is now (it is read again when the derivative runs)
+        value = getattr(e.base.value, name, _MISSING) if isinstance(e.base, ir.Ref) else _MISSING
+    if value is _MISSING or isinstance(value, (types.FunctionType, property, staticmethod, classmethod)):
         raise ChadTypeError(f"{describe(base)} has no attribute `{name}` chadpy can read")
     return of_value(value, False)
 
@@ -199,6 +203,7 @@ def _bind(fn: types.FunctionType, args: list[ir.Atom], keywords: dict[str, ir.At
     return ir.Call(fn, atoms)
 
 
+_MISSING = object()
 _ATTRIBUTE_CALLS: dict[tuple[str, int], ir.Function] = {}
 
 

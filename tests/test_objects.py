@@ -366,3 +366,19 @@ def test_super_init_is_a_clear_error():
     with pytest.raises(ChadError, match=r"super\(\).__init__") as e:
         chad.grad(f)(1.0)
     assert "super().__init__(w)" in str(e.value)
+
+
+@dataclasses.dataclass
+class WithPostInit:
+    w: float
+
+    def __post_init__(self):
+        self.w2 = self.w * self.w
+
+
+def test_a_dataclass_with_post_init_built_inside_is_a_clear_error():
+    def f(w):
+        return WithPostInit(w).w2
+
+    with pytest.raises(ChadError, match="__post_init__"):
+        chad.grad(f)(1.0)
