@@ -444,7 +444,13 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, type) and is_record_class(value):
         return Class("object", value)
     if is_record(value):  # its data attributes; a function or an object it holds is data
-        return Rec(type(value), tuple((k, _component(v, active)) for k, v in fields_of(value)))
+        if id(value) in _TYPING:
+            return OBJECT  # a reference back to an object being typed (a cycle) is data
+        _TYPING.add(id(value))
+        try:
+            return Rec(type(value), tuple((k, _component(v, active)) for k, v in fields_of(value)))
+        finally:
+            _TYPING.discard(id(value))
     if callable(value) and not isinstance(value, type):
         if active:
             raise ChadTypeError(f"cannot differentiate with respect to a function ({_name_of(value)}); choose argnums")
@@ -452,6 +458,9 @@ def of_value(value: object, active: bool) -> VType:
     if not active:
         return OBJECT
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
+
+
+_TYPING: set[int] = set()  # the records of_value is typing now
 
 
 def _component(value: object, active: bool) -> VType:

@@ -382,3 +382,18 @@ def test_a_dataclass_with_post_init_built_inside_is_a_clear_error():
 
     with pytest.raises(ChadError, match="__post_init__"):
         chad.grad(f)(1.0)
+
+
+class Node:
+    def __init__(self, w, parent=None):
+        self.w = w
+        self.parent = parent
+        self.me = self  # a cycle
+
+
+def test_an_object_referring_to_itself_is_typed_and_differentiated():
+    def f(node):
+        return node.w * node.w
+
+    g = chad.grad(f)(Node(1.5))
+    assert isinstance(g, Node) and g.w == 3.0
