@@ -45,8 +45,8 @@ def from_user(ct: object, t: VType) -> object:
         if not isinstance(ct, tuple) or len(ct) != len(t.items):
             raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")
         return {k: from_user(c, it) for k, (c, it) in enumerate(zip(ct, t.items)) if is_active(it) and c is not None}
-    if isinstance(t, Lst):
-        if not isinstance(ct, list):
+    if isinstance(t, Lst):  # a tuple of run-time length (`tuple(xs)`) is typed as a list
+        if not isinstance(ct, (list, tuple)):
             raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
         return {k: from_user(c, t.item) for k, c in enumerate(ct) if c is not None}
     if isinstance(t, Dct):

@@ -40,6 +40,7 @@ ORDER = [
     "resolve",
     "desugar",
     "closures",
+    "updates",
     "lower",
     "ownership",
     "infer",

@@ -535,8 +535,7 @@ def test_isinstance_with_a_builtin_type():
 
 def helper_with_a_with(x):
     with open(__file__):
-        pass
-    return x
+        return x
 
 
 def calls_the_helper(x):
@@ -655,3 +654,16 @@ def test_a_def_lowered_on_several_paths_gets_a_name_on_each():
     seeds 84, 921, ...). f(x) = 1.5 x."""
     assert chad.grad(def_after_a_continue)(0.7) == 1.5
     assert_grad_matches_fd(def_after_a_continue, (0.7,))
+
+
+def slice_in_a_variable(xs):
+    s = slice(1, None)
+    rest = xs[s]
+    return rest[0] * rest[1]
+
+
+def test_a_list_indexed_by_a_slice_in_a_variable_is_a_slice():
+    """`xs[s]` for a slice object `s` was typed as an element (\"cannot index a float\" at `rest[0]`), and
+    its rule would have made a one-hot cotangent keyed by the slice. f(xs) = xs[1] xs[2]."""
+    assert chad.grad(slice_in_a_variable)([1.0, 2.0, 3.0]) == [0.0, 3.0, 2.0]
+    assert_grad_matches_fd(slice_in_a_variable, ([1.0, 2.0, 3.0],))
