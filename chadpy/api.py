@@ -24,7 +24,7 @@ from .cotangents import from_user, to_user
 from .errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from .primitives import lookup
 from .stages import stage_named
-from .vtypes import REAL, is_active, of_value
+from .vtypes import REAL, Tup, VType, is_active, of_value
 
 _CACHE_ATTR = "__chad_cache__"
 _DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
@@ -83,6 +83,33 @@ class Target(NamedTuple):
         """All parameter values of `fn` for a call with `args` and `kwargs`."""
         return _bind(self.fn, (*self.bound, *args), {**self.keywords, **kwargs})
 
+    def places(self, positions: range | tuple[int, ...]) -> tuple[Place, ...]:
+        """Where the positional arguments at these positions of a call (as passed, like JAX's `argnums`)
+        land among `fn`'s parameter values: a parameter, or an element of its `*args` tuple."""
+        k = len(self.bound)
+        named = self.fn.__code__.co_argcount if isinstance(self.fn, types.FunctionType) else None
+        return tuple((k + i, None) if named is None or k + i < named else (named, k + i - named) for i in positions)
+
+
+Place = tuple[int, "int | None"]  # a parameter's position, and an element's in its `*args` tuple (or None)
+
+
+def _signature(values: tuple, places: tuple[Place, ...]) -> tuple[VType, ...]:
+    """The types of the parameter values, differentiated at `places`."""
+    return tuple(
+        Tup(tuple(of_value(e, (p, j) in places) for j, e in enumerate(v)))
+        if any(q == p and j is not None for q, j in places)
+        else of_value(v, (p, None) in places)
+        for p, v in enumerate(values)
+    )
+
+
+def _user_ct(cts: tuple, sig: tuple[VType, ...], values: tuple, place: Place) -> Any:
+    """The user's cotangent of the argument at `place`."""
+    p, j = place
+    ct = to_user(cts[p], sig[p], values[p])
+    return ct if j is None else ct[j]
+
 
 def _target(f: Callable) -> Target:
     """What chadpy differentiates for `f`."""
@@ -131,16 +158,16 @@ def _shape(v: Any) -> Any:
     return kind
 
 
-def _derivative(fn: Callable, values: tuple, argnums: tuple[int, ...], simplify: bool, stage: str) -> Derivative:
-    """The cached derivative for these argument types (built on first use)."""
+def _derivative(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str) -> Derivative:
+    """The cached derivative for these argument types, differentiated at `places` (built on first use)."""
     if isinstance(fn, types.FunctionType):
         cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
     else:
         cache = _PRIMITIVE_CACHES.setdefault(fn, {})
-    key = (argnums, tuple(map(_shape, values)), simplify, stage)
+    key = (places, tuple(map(_shape, values)), simplify, stage)
     d = cache.get(key)
     if d is None or not d.watch.still_valid():
-        sig = tuple(of_value(v, i in argnums) for i, v in enumerate(values))
+        sig = _signature(values, places)
         d = cache[key] = build(fn, sig, stage_named(stage), simplify)
     cache["last_sig"] = d.sig
     return d
@@ -153,7 +180,8 @@ def _bind(fn: Callable, args: tuple, kwargs: dict) -> tuple:
             raise ChadError(f"{fn.__name__}: differentiate a primitive with positional arguments only")
         return args
     code = fn.__code__
-    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount:
+    stars = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and not stars:
         return args  # the common case, without inspect's overhead
     try:
         bound = inspect.signature(fn).bind(*args, **kwargs)
@@ -175,8 +203,8 @@ def _vjp(target: Target, args: tuple, kwargs: dict, argnums: tuple[int, ...], si
     """Run the forward pass of `target`; return (result, pullback over argnums, the function's location)."""
     fn = target.fn
     values = target.values(args, kwargs)
-    nums = tuple(len(target.bound) + i for i in argnums)  # a bound method's instance comes first
-    d = _derivative(fn, values, nums, simplify, stage)
+    places = target.places(argnums)  # after a bound method's instance; in `*args`
+    d = _derivative(fn, values, places, simplify, stage)
     sig = d.sig
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
@@ -184,7 +212,7 @@ def _vjp(target: Target, args: tuple, kwargs: dict, argnums: tuple[int, ...], si
     @_api
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(to_user(cts[i], sig[i], values[i]) for i in nums)
+        return tuple(_user_ct(cts, sig, values, place) for place in places)
 
     return result, pullback, d.entry.fn.loc
 
@@ -287,10 +315,9 @@ def source(
     environment's slot layout on each scope.
     """
     target = _target(f)
-    fn, bound = target.fn, target.bound
+    fn = target.fn
     if args or kwargs:
-        values = target.values(args, kwargs)
-        sig = tuple(of_value(v, len(bound) <= i < len(bound) + len(args)) for i, v in enumerate(values))
+        sig = _signature(target.values(args, kwargs), target.places(range(len(args))))
     else:
         cache = getattr(fn, "__dict__", {}).get(_CACHE_ATTR, {})
         sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
@@ -324,7 +351,7 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     target = _target(f)
     fn = target.fn
     values = cost.counted(target.values(args, {}))
-    d = _derivative(fn, values, tuple(range(len(target.bound), len(values))), simplify, stage)
+    d = _derivative(fn, values, target.places(range(len(args))), simplify, stage)
     result, backpropagator = d.forward(*values)
     if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
         ct = _scalar_ct(fn, result, d.entry.fn.loc)

@@ -34,7 +34,7 @@ from .records import is_namedtuple, new_record
 from .runtime import Closure, Zero, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
-from .vtypes import Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
+from .vtypes import SLICE, Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
 
 # A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
 Rule = tuple[str, list[Stmt], list[Stmt]]
@@ -344,8 +344,8 @@ class Chad:
         if isinstance(e, ir.Field):  # a namedtuple's component, by name
             e = ir.Proj(e.base, ir.Const(base_t.position(e.index.value)))
         saves: list[Stmt] = []
-        if isinstance(e, ir.Slice):
-            if isinstance(base_t, Tup) and e.static is not None:
+        if isinstance(e, ir.Slice) or self.type_of(e.index) == SLICE:  # `xs[1:]`, `xs[s]` for a slice s
+            if isinstance(base_t, Tup) and isinstance(e, ir.Slice) and e.static is not None:
                 positions: Expr = call(range, *range(len(base_t.items))[e.static].__reduce__()[1])
             else:
                 positions = Name(self.names.fresh("positions"))

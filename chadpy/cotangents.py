@@ -63,8 +63,8 @@ def from_user(ct: object, t: VType) -> object:
             raise ChadTypeError(f"expected a cotangent of class {t.cls.__name__}, got {ct!r}")
         parts = {k: from_user(getattr(ct, k, None), f) for k, f in t.fields if is_active(f)}
         return {k: c for k, c in parts.items() if c is not Zero}
-    if isinstance(t, Lst):
-        if not isinstance(ct, list):
+    if isinstance(t, Lst):  # a tuple of run-time length (`tuple(xs)`) is typed as a list
+        if not isinstance(ct, (list, tuple)):
             raise ChadTypeError(f"expected a cotangent list, got {ct!r}")
         return {k: from_user(c, t.item) for k, c in enumerate(ct) if c is not None}
     if isinstance(t, Dct):

@@ -31,11 +31,14 @@ from typing import TYPE_CHECKING
 
 import gast
 
-from . import ir
+from . import ir, scope
 from .errors import UnsupportedSyntax
+from .names import NameSupply
 from .primitives import OPERATORS, PRIMITIVES
 from .resolve import prim_call, synthetic
-from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, POSITIONS, REDUCE
+from .rules.scalar import JOINED_STR
+from .rules.sequences import ARGBEST, ARGSORT, DICT_KEYS, DICT_OF, POSITIONS, REDUCE, TRANSPOSED
+from .source import ParsedFunction
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -68,16 +71,24 @@ def call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: l
     if fn in (builtins.max, builtins.min) and node.keywords:
         return best(lw, fn is builtins.max, path, node, env, lets)
     if fn in (builtins.enumerate, builtins.zip):
-        raise lw.error(UnsupportedSyntax, f"`{path}` is supported only as what a `for` loop iterates", node)
+        return pairs(lw, fn, path, node, env, lets)
+    if fn is builtins.filter:
+        return filter_(lw, node, env, lets)
+    if fn is builtins.reversed:
+        return reversed_(lw, node, env, lets)
+    if fn is builtins.dict:
+        return dict_(lw, node, env, lets)
     return None
 
 
-def comprehension(lw: Lowerer, node: gast.ListComp | gast.GeneratorExp, env: dict, lets: list) -> ir.Atom:
-    """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`."""
-    acc = lw.names.fresh("listcomp")
-    body: list[gast.stmt] = [
-        gast.Expr(gast.Call(gast.Attribute(gast_name(acc), "append", gast.Load()), [node.elt], []))
-    ]
+def comprehension(
+    lw: Lowerer, node: gast.ListComp | gast.GeneratorExp | gast.DictComp, env: dict, lets: list
+) -> ir.Atom:
+    """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`, and
+    `{k: v for ...}` the loop `acc = {}; for ...: acc[k] = v` (`d[k] = v` is `d.__setitem__(k, v)`)."""
+    acc = lw.names.fresh("dictcomp" if isinstance(node, gast.DictComp) else "listcomp")
+    add, added = ("__setitem__", [node.key, node.value]) if isinstance(node, gast.DictComp) else ("append", [node.elt])
+    body: list[gast.stmt] = [gast.Expr(gast.Call(gast.Attribute(gast_name(acc), add, gast.Load()), added, []))]
     for gen in reversed(node.generators):
         for cond in reversed(gen.ifs):
             body = [gast.If(cond, body, [])]
@@ -88,7 +99,7 @@ def comprehension(lw: Lowerer, node: gast.ListComp | gast.GeneratorExp, env: dic
     targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
     saved = {t: env[t] for t in targets if t in env}
     start = lw.names.fresh("empty")
-    lets.append(ir.Let(start, ir.MakeList([]), lw.loc))
+    lets.append(ir.Let(start, ir.MakeDict([], []) if isinstance(node, gast.DictComp) else ir.MakeList([]), lw.loc))
     env[acc] = ir.Var(start)
     loc, hidden = lw.loc, lw.hidden
     lw.hidden = {**{t: env.get(t) for t in targets}, **hidden}  # what a function named outside reads
@@ -141,14 +152,22 @@ def function_operand(lw: Lowerer, node: gast.expr, env: dict, lets: list) -> gas
     return gast.copy_location(synthetic(lw, lw.argument(node, env, lets), env, "fn"), node)
 
 
-def list_of(lw: Lowerer, elt: gast.expr, targets: list[str], iterable: gast.expr, env: dict, lets: list) -> ir.Var:
-    """`[elt for targets in iterable]`, lowered as a comprehension."""
+def list_of(
+    lw: Lowerer,
+    elt: gast.expr,
+    targets: list[str],
+    iterable: gast.expr,
+    env: dict,
+    lets: list,
+    ifs: list[gast.expr] | None = None,
+) -> ir.Var:
+    """`[elt for targets in iterable if ...]`, lowered as a comprehension."""
     target = (
         gast_name(targets[0], gast.Store)
         if len(targets) == 1
         else gast.Tuple([gast_name(t, gast.Store) for t in targets], gast.Store())
     )
-    comp = gast.ListComp(elt, [gast.comprehension(target, iterable, [], 0)])
+    comp = gast.ListComp(elt, [gast.comprehension(target, iterable, ifs or [], 0)])
     for n in gast.walk(comp):
         if getattr(n, "lineno", None) is None and isinstance(n, (gast.expr, gast.stmt)):
             gast.copy_location(n, elt)
@@ -166,6 +185,54 @@ def map_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
     iterable = seqs[0] if len(seqs) == 1 else gast.Call(gast_name("zip"), seqs, [])
     elt = gast.copy_location(gast.Call(f, [gast_name(i) for i in items], []), node)
     return list_of(lw, elt, items, iterable, env, lets)
+
+
+def pairs(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`zip(xs, ys)`, `enumerate(xs)` as values: the lists `[(x, y) for x, y in zip(xs, ys)]` (which
+    `list(...)`, `dict(...)` and `for` all accept); `zip(*rows)` the rows' columns (a transpose)."""
+    if any(isinstance(a, gast.Starred) for a in node.args):
+        if fn is not builtins.zip or len(node.args) != 1 or node.keywords:
+            raise lw.error(UnsupportedSyntax, f"a star-argument of `{path}` is supported as `zip(*rows)` alone", node)
+        return ir.Prim(TRANSPOSED, [lw.atom(node.args[0].value, env, lets)])
+    width = 2 if fn is builtins.enumerate else len(node.args)
+    items = [lw.names.fresh("item") for _ in range(width)]
+    elt = gast.copy_location(gast.Tuple([gast_name(i) for i in items], gast.Load()), node)
+    return list_of(lw, elt, items, node, env, lets)
+
+
+def filter_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
+    """`filter(f, xs)` is `[x for x in xs if f(x)]` (`filter(None, xs)`: `if x`)."""
+    if node.keywords or len(node.args) != 2:
+        raise lw.error(UnsupportedSyntax, "`filter(f, xs)` is supported (no keyword arguments)", node)
+    item = lw.names.fresh("item")
+    f = node.args[0]
+    test: gast.expr = gast_name(item)
+    if not (isinstance(f, gast.Constant) and f.value is None):
+        test = gast.Call(function_operand(lw, f, env, lets), [test], [])
+    xs = synthetic(lw, lw.atom(node.args[1], env, lets), env, "seq")
+    return list_of(lw, gast.copy_location(gast_name(item), node), [item], xs, env, lets, [test])
+
+
+def reversed_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`reversed(xs)` is `xs[::-1]`: a list (a tuple for a tuple), not an iterator."""
+    if node.keywords or len(node.args) != 1:
+        raise lw.error(UnsupportedSyntax, "`reversed(xs)` takes one argument", node)
+    backwards = slice(None, None, -1)
+    step = lw.let(ir.Prim(PRIMITIVES[builtins.slice], [ir.Const(None), ir.Const(None), ir.Const(-1)]), lets, "s")
+    return ir.Slice(lw.atom(node.args[0], env, lets), step, backwards)
+
+
+def dict_(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`dict(k=v, ...)` is a dict literal; `dict(x)` copies a dict or makes one of (key, value) pairs
+    (`dict(zip(ks, vs))` too: `zip` is a list of pairs)."""
+    if node.keywords and not node.args:
+        values = [lw.atom(k.value, env, lets) for k in node.keywords]
+        return ir.MakeDict([ir.Const(k.arg) for k in node.keywords], values)
+    if node.keywords or len(node.args) > 1 or any(isinstance(a, gast.Starred) for a in node.args):
+        raise lw.error(UnsupportedSyntax, "`dict(x)` and `dict(k=v, ...)` are supported, not both at once", node)
+    if not node.args:
+        return ir.MakeDict([], [])
+    return ir.Prim(DICT_OF, [lw.atom(node.args[0], env, lets)])
 
 
 def key_list(lw: Lowerer, seq: gast.Name, key: gast.expr | None, env: dict, lets: list) -> ir.Atom:
@@ -224,7 +291,7 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
         if isinstance(target, gast.Name):
             return seq, lambda body_env, prelude: lw.bind(target.id, body_env)
         return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
-    if fn in (builtins.enumerate, builtins.zip):
+    if fn in (builtins.enumerate, builtins.zip) and not any(isinstance(a, gast.Starred) for a in it.args):
         if it.keywords and fn is builtins.zip:
             raise lw.error(UnsupportedSyntax, "keyword arguments to `zip` are not supported", it)
         args = [lw.atom(a, env, lets) for a in it.args]
@@ -287,6 +354,77 @@ def binder(lw: Lowerer, target: gast.AST, element: Callable, unpack: bool = True
 def gast_name(name: str, ctx: type = gast.Load) -> gast.Name:
     """A name in code the desugaring writes."""
     return gast.Name(name, ctx(), None, None)
+
+
+# ---------------------------------------------------------------- `with`: calls of `__enter__` and `__exit__`
+
+
+def with_blocks(parsed: ParsedFunction) -> None:
+    """Rewrite every `with cm as v: body` of the function (nested ones too) into the statements
+    `_cm = cm; v = _cm.__enter__(); body; _cm.__exit__()` (`__exit__(None, None, None)` when it runs), in
+    place, before any
+    lowering: the body is lowered as ordinary code, the context manager (data) is entered and left
+    around it when the forward pass runs. A body that may leave early (`return`, `break`, `continue`)
+    would skip `__exit__`: rejected."""
+    names = NameSupply({n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)})
+    for node in gast.walk(parsed.tree):
+        for field in ("body", "orelse"):
+            stmts = getattr(node, field, None)
+            if isinstance(stmts, list) and any(isinstance(s, gast.With) for s in stmts):
+                setattr(node, field, _without_with(parsed, stmts, names))
+
+
+def _without_with(parsed: ParsedFunction, stmts: list[gast.stmt], names: NameSupply) -> list[gast.stmt]:
+    out: list[gast.stmt] = []
+    for stmt in stmts:
+        if not isinstance(stmt, gast.With):
+            out.append(stmt)
+            continue
+        if scope.may_exit(stmt.body):
+            raise UnsupportedSyntax(
+                "`return`, `break` or `continue` inside a `with` block is not supported (it would leave the "
+                "block without running the context manager's `__exit__`)",
+                parsed.loc(stmt),
+            )
+        enter, leave = [], []
+        for item in stmt.items:
+            cm = names.fresh("context")
+            entered = gast.Call(gast.Attribute(gast_name(cm), "__enter__", gast.Load()), [], [])
+            enter.append(gast.Assign([gast_name(cm, gast.Store)], item.context_expr, None))
+            if item.optional_vars is not None:
+                enter.append(gast.Assign([item.optional_vars], entered, None))
+            else:
+                enter.append(gast.Expr(entered))
+            leave.insert(0, gast.Expr(gast.Call(gast.Attribute(gast_name(cm), "__exit__", gast.Load()), [], [])))
+        for new in enter + leave:
+            for n in gast.walk(new):
+                if isinstance(n, (gast.expr, gast.stmt)):
+                    gast.copy_location(n, stmt)
+        out += [*enter, *_without_with(parsed, stmt.body, names), *leave]
+    return out
+
+
+# ---------------------------------------------------------------- f-strings: calls of `format` in disguise
+
+_CONVERSIONS = {ord("r"): builtins.repr, ord("s"): builtins.str, ord("a"): builtins.ascii}
+
+
+def fstring(lw: Lowerer, node: gast.JoinedStr, env: dict, lets: list) -> ir.Expr:
+    """`f"{x:.2f} and {y!r}"` is `format(x, ".2f") + " and " + format(repr(y), "")`: the primal values
+    formatted (a string carries no derivative)."""
+    parts: list[ir.Atom] = []
+    for part in node.values:
+        if isinstance(part, gast.Constant):
+            parts.append(ir.Const(part.value))
+            continue
+        value = lw.atom(part.value, env, lets)
+        if part.conversion in _CONVERSIONS:
+            value = lw.let(ir.Prim(PRIMITIVES[_CONVERSIONS[part.conversion]], [value]), lets, "text")
+        spec = lw.atom(part.format_spec, env, lets) if part.format_spec is not None else ir.Const("")
+        parts.append(lw.let(ir.Prim(PRIMITIVES[builtins.format], [value, spec]), lets, "text"))
+    if all(isinstance(p, ir.Const) for p in parts):  # `f"text"`, a literal format spec
+        return ir.Const("".join(p.value for p in parts))
+    return ir.Prim(JOINED_STR, parts)
 
 
 # ---------------------------------------------------------------- conditions: cases in disguise

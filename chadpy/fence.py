@@ -67,8 +67,14 @@ _ALLOWED = (
     gast.List,
     gast.ListComp,
     gast.GeneratorExp,
+    gast.DictComp,
     gast.comprehension,
     gast.Dict,
+    gast.Starred,
+    gast.With,
+    gast.withitem,
+    gast.JoinedStr,
+    gast.FormattedValue,
     gast.Slice,
     gast.MatMult,
 )
@@ -81,7 +87,6 @@ _REJECTED = {
         "variables, not rebind them; return the new value instead"
     ),
     gast.Try: "`try` statements are not supported",
-    gast.With: "`with` statements are not supported",
     gast.AsyncWith: "`async with` is not supported",
     gast.AsyncFor: "`async for` is not supported",
     gast.AsyncFunctionDef: "`async def` is not supported",
@@ -94,11 +99,8 @@ _REJECTED = {
     gast.YieldFrom: "`yield from` (generators) is not supported",
     gast.Await: "`await` is not supported",
     gast.NamedExpr: "assignment expressions (`:=`) are not supported",
-    gast.Starred: "star-arguments (`*args`) are not supported",
-    gast.DictComp: "dict comprehensions are not supported",
     gast.Set: "sets are not supported",
     gast.SetComp: "set comprehensions are not supported",
-    gast.JoinedStr: "f-strings are not supported",
     gast.Invert: "the `~` operator is not supported",
 }
 
@@ -111,8 +113,10 @@ def fence(parsed: ParsedFunction) -> None:
 def _check_function(fn: gast.FunctionDef | gast.Lambda, parsed: ParsedFunction, nested: bool) -> None:
     """A function's parameters, defaults and body (a nested `def` or `lambda` too)."""
     args = fn.args
-    if args.vararg is not None or args.kwarg is not None:
-        raise UnsupportedSyntax("star-parameters (`*args`, `**kwargs`) are not supported", parsed.loc(fn))
+    if nested and (args.vararg is not None or args.kwarg is not None):
+        raise UnsupportedSyntax(
+            "star-parameters (`*args`, `**kwargs`) of a nested function are not supported", parsed.loc(fn)
+        )
     if nested and args.kwonlyargs:
         raise UnsupportedSyntax("keyword-only parameters of a nested function are not supported", parsed.loc(fn))
     if isinstance(fn, gast.FunctionDef) and nested and fn.decorator_list:
@@ -146,8 +150,8 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         and type(node.value) not in _REJECTED  # e.g. `yield x`: named below
     ):
         raise UnsupportedSyntax("an expression statement that is not a call has no effect", parsed.loc(node))
-    if isinstance(node, gast.Call) and any(k.arg is None for k in node.keywords):
-        raise UnsupportedSyntax("`**kwargs` in a call is not supported", parsed.loc(where))
+    if isinstance(node, (gast.List, gast.Tuple)) and any(isinstance(e, gast.Starred) for e in node.elts):
+        raise UnsupportedSyntax("star-expressions in a list or tuple (`[*xs, y]`) are not supported", parsed.loc(where))
     if isinstance(node, (gast.For, gast.While)) and node.orelse:
         kind = "for" if isinstance(node, gast.For) else "while"
         raise UnsupportedSyntax(f"`{kind} ... else` is not supported; use a flag variable", parsed.loc(node))

@@ -357,6 +357,9 @@ class _Infer:
             return base.env[e.index.value]
         if isinstance(base, Arr):
             return element(base) if of_loop else _array_item(base, e, self.atom(e.index))
+        sliced = isinstance(e, ir.Slice) or self.atom(e.index) == SLICE  # `s = slice(1, None); xs[s]`
+        if isinstance(base, Dct) and sliced:
+            raise ChadTypeError("a dict cannot be sliced")
         if isinstance(base, Dct):
             if of_loop:
                 return base.key  # a loop over a dict yields its keys
@@ -364,10 +367,10 @@ class _Infer:
                 return base.field(e.index.value)
             return item_join(base)
         if isinstance(base, Lst):
-            return base if isinstance(e, ir.Slice) else base.item
+            return base if sliced else base.item
         if isinstance(base, Tup):
-            if isinstance(e, ir.Slice):
-                if e.static is None:
+            if sliced:
+                if not isinstance(e, ir.Slice) or e.static is None:
                     return Lst(item_join(base))  # run-time bounds: its length is not known statically
                 return Tup(base.items[e.static])
             if isinstance(e.index, ir.Var):

@@ -33,13 +33,13 @@ from dataclasses import dataclass
 
 import gast
 
-from . import closures, desugar, ir, objects, resolve, scope
+from . import closures, desugar, ir, objects, resolve, scope, updates
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
 from .primitives import METHODS, OPERATORS, PRIMITIVES, lookup
 from .records import constructible, is_record
-from .rules.sequences import LIST_APPEND, OVER_SEQUENCE
+from .rules.sequences import OVER_SEQUENCE
 from .runtime import check
 from .source import ParsedFunction, Watch, parse_function
 from .verify import verify
@@ -62,6 +62,7 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     """Parse, fence and lower a Python function to the core IR."""
     parsed = parse_function(fn)
     fence(parsed)
+    desugar.with_blocks(parsed)
     lowered = Lowerer(parsed, watch).function()
     verify(lowered)
     return lowered
@@ -334,8 +335,8 @@ class Lowerer:
         elif isinstance(stmt, gast.Expr):
             if isinstance(stmt.value, gast.Constant):
                 return  # a docstring
-            if scope.appended(stmt.value):
-                self.append(stmt.value, env, lets)
+            if scope.updated(stmt.value):  # `xs.append(v)`: what it returns is not used
+                updates.update(self, stmt.value, env, lets)
                 return
             lets.append(ir.Let(self.names.fresh("_"), self.expr(stmt.value, env, lets), loc))
         elif isinstance(stmt, gast.Assert):
@@ -347,22 +348,6 @@ class Lowerer:
             return
         else:  # fence rejected everything else
             raise self.error(UnsupportedSyntax, f"`{type(stmt).__name__}` is not supported", stmt)
-
-    def append(self, node: gast.Call, env: dict, lets: list) -> None:
-        """`xs.append(v)`: xs becomes a new SSA name for the same (mutated) list."""
-        name = node.func.value.id
-        if name not in env:
-            raise self.error(
-                UnsupportedSyntax,
-                f"`{name}.append(...)` changes a list this function did not make (data from outside it, or "
-                "one assigned only on some paths): chadpy updates in place only the lists a function makes",
-                node,
-            )
-        xs = self.read(name, env, node.func.value, lets)
-        if len(node.args) != 1 or node.keywords:
-            raise self.error(UnsupportedSyntax, "`append` takes one argument", node)
-        v = self.atom(node.args[0], env, lets)
-        lets.append(ir.Let(self.bind(name, env), ir.Prim(LIST_APPEND, [xs, v], inplace=True), self.loc))
 
     def assign(self, target: gast.AST, value: ir.Atom, env: dict, lets: list) -> None:
         if isinstance(target, gast.Name):
@@ -425,8 +410,10 @@ class Lowerer:
         if isinstance(node, gast.Dict):
             keys = [self.atom(k, env, lets) for k in node.keys]
             return ir.MakeDict(keys, [self.atom(v, env, lets) for v in node.values])
-        if isinstance(node, (gast.ListComp, gast.GeneratorExp)):
+        if isinstance(node, (gast.ListComp, gast.GeneratorExp, gast.DictComp)):
             return desugar.comprehension(self, node, env, lets)
+        if isinstance(node, gast.JoinedStr):
+            return desugar.fstring(self, node, env, lets)
         if isinstance(node, gast.BinOp):
             if type(node.op) not in _BINOPS:
                 raise self.error(UnsupportedSyntax, f"the operator `{type(node.op).__name__}` is not supported", node)
@@ -486,7 +473,9 @@ class Lowerer:
     def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         func = node.func
         if isinstance(func, gast.Attribute) and self.resolver.is_local(func.value, env):
-            if func.attr in METHODS or func.attr == "append":  # a NumPy method, a list's
+            if scope.updated(node):  # `xs.pop()`, `d.setdefault(k, v)`: an update, and what it returns
+                return updates.update(self, node, env, lets)
+            if func.attr in METHODS:  # a NumPy method, a list's or a dict's
                 return resolve.method_call(self, node, env, lets)
             return objects.method(self, node, env, lets)  # a method of the value's class
         outside = self.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
@@ -525,6 +514,7 @@ class Lowerer:
     def apply(self, fn: ir.Atom, node: gast.Call, env: dict, lets: list) -> ir.Apply:
         """A call of a function value: its code on its captured values and the arguments.
         Missing trailing arguments take their defaults from the function value (`Apply`)."""
+        resolve.no_spread(self, "a function value", node)
         args = [self.argument(a, env, lets) for a in node.args]
         if node.keywords:
             args = closures.keyword_arguments(self, fn, args, node, env, lets)

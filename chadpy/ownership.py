@@ -36,8 +36,8 @@ from typing import NamedTuple
 from . import ir
 from .errors import UnsupportedSyntax
 from .rules.records import SET_FIELD
-from .rules.sequences import LIST_APPEND
-from .vtypes import Arr, Lst, Rec, Tup, VType, of_value
+from .rules.sequences import MOVES_ELEMENTS, UPDATES
+from .vtypes import Arr, Dct, Lst, Rec, Tup, VType, of_value
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
@@ -77,6 +77,9 @@ class _Owners:
         self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
         self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
+        # variables whose values a derivative rule may read when the backward pass runs (an argument of an
+        # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
+        self.read_back: set[str] = set()
 
     def function(self) -> Summary:
         """Walk the function's body; return which parameters it may keep a reference to, and whether
@@ -141,6 +144,13 @@ class _Owners:
                 owned.add(target)
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
+            if (
+                isinstance(e, (ir.Call, ir.Apply))
+                or isinstance(e, ir.Prim)
+                and not e.op.discrete
+                and e.op not in UPDATES
+            ):
+                self.read_back.update(a.name for a in e.args if isinstance(a, ir.Var))
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
 
@@ -196,7 +206,7 @@ class _Owners:
         }
         if type(e) in held:
             return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and e.op in (LIST_APPEND, SET_FIELD):  # the list (object) holds the value
+        if isinstance(e, ir.Prim) and (e.op in UPDATES or e.op is SET_FIELD):  # the container (object) holds it
             return [a for a in e.args[1:] if isinstance(a, ir.Var)]
         return []
 
@@ -206,7 +216,7 @@ class _Owners:
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
-        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeRecord)):
+        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeRecord)):
             return not isinstance(e, ir.MakeTuple)
         if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
             base = self.types.get(_name(e.base))
@@ -231,15 +241,27 @@ class _Owners:
         if not _mutable(self.types.get(_name(xs))):
             return  # `x += 1` on a number or a tuple: a new value in Python too
         self.alias(let.target, xs.name)  # the same object, updated
+        moves = e.op in MOVES_ELEMENTS and isinstance(self.types.get(xs.name), Lst)
+        if moves and self.strict and self.referring(xs.name) & self.read_back:
+            raise UnsupportedSyntax(
+                f"`{e.op.name}` moves the elements of a list that an earlier operation or call was given, and "
+                "its derivative reads that list when the backward pass runs: copy it first (`xs = list(xs)`)",
+                let.loc,
+            )
         if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
             owned.discard(xs.name)
             return
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
-        t = self.types.get(xs.name)
-        kind = "a list" if isinstance(t, Lst) else "an object" if isinstance(t, Rec) else "an array"
-        what = {LIST_APPEND: "`append`", SET_FIELD: "this attribute assignment"}.get(e.op, "this augmented assignment")
+        kind = {Lst: "a list", Dct: "a dict", Rec: "an object"}.get(type(self.types.get(xs.name)), "an array")
+        what = (
+            "this attribute assignment"
+            if e.op is SET_FIELD
+            else f"`{e.op.name}`"
+            if e.op in UPDATES
+            else "this augmented assignment"
+        )
         raise UnsupportedSyntax(
             f"{what} updates {kind} in place that another name, a view, a container or the caller may also "
             f"hold: chadpy updates only {kind} the function itself created and holds under one name (never a "
@@ -345,8 +367,8 @@ class _Owners:
 
 
 def _mutable(t: VType | None) -> bool:
-    """A list, an array or an object: Python updates it in place."""
-    return isinstance(t, (Lst, Arr, Rec))
+    """A list, a dict, an array or an object: Python updates it in place."""
+    return isinstance(t, (Lst, Dct, Arr, Rec))
 
 
 def _consume(atom: ir.Atom, owned: set[str]) -> None:

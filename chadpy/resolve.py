@@ -30,8 +30,11 @@ from . import ir
 from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .expressions import CallX, Obj
 from .kinds import fixed
-from .primitives import METHODS, PRIMITIVES, Primitive, is_default, lookup
+from .primitives import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
 from .rules.scalar import BINARY_FOLDS
+from .rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN
+from .runtime import check
+from .scope import UPDATING
 from .source import ParsedFunction, Watch, is_missing
 from .vtypes import OBJECT
 
@@ -124,8 +127,13 @@ class Resolver:
 def method_call(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """`x.sum(axis=0)`, `x.reshape(2, 3)`, `d.values()`: the function the method is."""
     method = node.func.attr
-    if method == "append":
-        raise lw.error(UnsupportedSyntax, "`append` is supported as a statement (it returns None)", node)
+    if method in UPDATING:
+        raise lw.error(
+            UnsupportedSyntax,
+            f"`.{method}()` changes its container in place: supported on a list or dict the function made, "
+            f"named by a variable (`xs.{method}(...)`)",
+            node,
+        )
     if method not in METHODS:
         raise lw.error(UnsupportedSyntax, f"the method `.{method}()` is not supported", node)
     fn = METHODS[method]
@@ -168,8 +176,20 @@ def data_method_call(lw: Lowerer, data: tuple[str, object], node: gast.Call, env
     return data_call(lw, getattr(value, node.func.attr), f"{path}.{node.func.attr}", node, env, lets)
 
 
+def no_spread(lw: Lowerer, path: str, node: gast.Call) -> None:
+    """Star-arguments are spread over the parameters of a function chadpy reads (`spread`), not others'."""
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        raise lw.error(
+            UnsupportedSyntax,
+            f"star-arguments (`*xs`, `**kw`) in a call of `{path}` are not supported: only in calls of Python "
+            "functions chadpy reads (and `zip(*rows)`)",
+            node,
+        )
+
+
 def prim_call(lw: Lowerer, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """A call of a primitive: `min(a, b, c)` folds into two calls of the binary one."""
+    no_spread(lw, path, node)
     args = [lw.atom(a, env, lets) for a in node.args]
     if prim.params is not None:
         kwargs = {k.arg: lw.atom(k.value, env, lets) for k in node.keywords}
@@ -206,28 +226,110 @@ def bind_arguments(lw: Lowerer, prim: Primitive, path: str, args: list, kwargs: 
                 f"the argument `{name}` of `{path}` is not supported (only its default; chadpy handles {taken})",
                 node,
             )
+    out: list[ir.Atom] = []
     try:
-        return [bound.arguments[p] if p in bound.arguments else ir.Const(prim.default(p)) for p in prim.params]
+        for p in prim.params:
+            if signature.parameters[p].kind is inspect.Parameter.VAR_POSITIONAL:
+                out += bound.arguments.get(p, ())  # `print(x, y, sep=...)`: x and y in its place
+            else:
+                out.append(bound.arguments[p] if p in bound.arguments else ir.Const(prim.default(p)))
     except TypeError as e:
         raise lw.error(ChadError, f"`{path}`: {e}", node) from None
+    return out
 
 
 def user_call(lw: Lowerer, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-    """A call of a user function: its arguments bound by its signature, defaults as constants."""
-    args = [lw.argument(a, env, lets) for a in node.args]
-    kwargs = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords}
+    """A call of a user function: its arguments bound by its signature, defaults as constants; its
+    star-parameters get a tuple (`*args`) and a dict (`**kwargs`) of what they collect."""
+    signature = inspect.signature(fn)
+    args, kwargs, rest = spread(lw, signature, path, node, env, lets)
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
     except TypeError as e:
         raise lw.error(ChadError, f"call of `{path}`: {e}", node) from None
     bound.apply_defaults()
     atoms = []
     for name, value in bound.arguments.items():
-        param = bound.signature.parameters[name]
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise lw.error(UnsupportedSyntax, f"`{path}` takes star-parameters; not supported", node)
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if rest is None or value:  # `rest`: what a star-argument gives beyond the named parameters
+                items = lw.let(ir.MakeTuple(list(value)), lets, name)
+                value = items if rest is None else lw.let(ir.Prim(CONCAT, [items, rest]), lets, name)
+            else:
+                value = rest
+        elif kind is inspect.Parameter.VAR_KEYWORD:
+            value = lw.let(ir.MakeDict([ir.Const(k) for k in value], list(value.values())), lets, name)
         atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
     return ir.Call(fn, atoms)
+
+
+def spread(
+    lw: Lowerer, signature: inspect.Signature, path: str, node: gast.Call, env: dict, lets: list
+) -> tuple[list[ir.Atom], dict[str, ir.Atom], ir.Atom | None]:
+    """A call's arguments for a callee of this signature, star-arguments spread over its parameters:
+    `*xs` fills the positional parameters left (those with defaults where xs is long enough; its length
+    is checked when the call runs) and the rest goes to the callee's `*args` (returned last, as a tuple);
+    `**kw` gives each parameter not given otherwise (`kw[name]`, or `kw.get(name, default)`), and may
+    hold no other key."""
+    positional = [
+        p.name for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    collects = {p.kind for p in signature.parameters.values()}
+    args: list[ir.Atom] = []
+    rest: ir.Atom | None = None
+    for k, a in enumerate(node.args):
+        if not isinstance(a, gast.Starred):
+            if rest is not None:
+                raise lw.error(UnsupportedSyntax, "a positional argument after a star-argument is not supported", a)
+            args.append(lw.argument(a, env, lets))
+            continue
+        seq = lw.atom(a.value, env, lets)
+        left = max(len(positional) - len(args), 0)
+        if left and k != len(node.args) - 1:
+            raise lw.error(UnsupportedSyntax, "a star-argument that fills parameters must come last", a)
+        if inspect.Parameter.VAR_POSITIONAL not in collects:
+            n = lw.let(ir.Prim(PRIMITIVES[len], [seq]), lets, "n")
+            _check(lw, ir.Prim(OPERATORS["<="], [n, ir.Const(left)]), f"`{path}` takes {left} more arguments", lets)
+        for j, name in enumerate(positional[len(args) : len(args) + left]):
+            default = signature.parameters[name].default
+            item = (
+                ir.Index(seq, ir.Const(j))
+                if default is inspect.Parameter.empty
+                else ir.Prim(ITEM_OR, [seq, ir.Const(j), ir.Const(default)])
+            )
+            args.append(lw.let(item, lets, name))
+        if inspect.Parameter.VAR_POSITIONAL in collects:
+            tail = seq
+            if left:
+                bounds = lw.let(ir.Prim(PRIMITIVES[slice], [ir.Const(left), ir.Const(None), ir.Const(None)]), lets, "s")
+                tail = lw.let(ir.Slice(seq, bounds, slice(left, None)), lets, "rest")
+            tail = lw.let(ir.Prim(PRIMITIVES[tuple], [tail]), lets, "rest")
+            rest = tail if rest is None else lw.let(ir.Prim(CONCAT, [rest, tail]), lets, "rest")
+    kwargs = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords if k.arg is not None}
+    spreads = [k for k in node.keywords if k.arg is None]
+    if spreads:
+        if len(spreads) > 1 or inspect.Parameter.VAR_KEYWORD in collects:
+            raise lw.error(UnsupportedSyntax, "`**kw` is supported once, into a function without `**kwargs`", node)
+        kw = lw.atom(spreads[0].value, env, lets)
+        given = set(positional[: len(args)]) | set(kwargs)
+        names = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        taken = tuple(p.name for p in names if p.name not in given)
+        _check(lw, ir.Prim(KEYS_WITHIN, [kw, ir.Const(taken)]), f"`{path}` takes only {taken} from `**`", lets)
+        for name in taken:
+            default = signature.parameters[name].default
+            read = (
+                ir.Index(kw, ir.Const(name))
+                if default is inspect.Parameter.empty
+                else ir.Prim(DICT_GET, [kw, ir.Const(name), ir.Const(default)])
+            )
+            kwargs[name] = lw.let(read, lets, name)
+    return args, kwargs, rest
+
+
+def _check(lw: Lowerer, cond: ir.Expr, message: str, lets: list) -> None:
+    """`assert cond, message` where the call runs."""
+    ok = lw.let(cond, lets, "cond")
+    lets.append(ir.Let(lw.names.fresh("_"), ir.Prim(PRIMITIVES[check], [ok, ir.Const(message)]), lw.loc))
 
 
 def data_call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
@@ -235,6 +337,7 @@ def data_call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, le
     its result is data. An error if a derivative flows into it (never a silent zero)."""
     if any(fn is reader for reader in FRAME_READERS):
         raise lw.error(UnknownFunction, f"`{path}` reads the function's own variables; not supported", node)
+    no_spread(lw, path, node)
     args = [lw.atom(a, env, lets) for a in node.args]
     names = [k.arg for k in node.keywords]
     args += [lw.atom(k.value, env, lets) for k in node.keywords]

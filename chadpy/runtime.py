@@ -132,6 +132,134 @@ def append_ct(d: object, n: int) -> tuple[object, object]:
     return d, d.pop(n, Zero)
 
 
+def list_extend(xs: list, ys: object) -> list:
+    """`xs.extend(ys)` as an expression (on lists the function itself created)."""
+    xs.extend(ys)
+    return xs
+
+
+def list_insert(xs: list, i: int, v: object) -> list:
+    """`xs.insert(i, v)` as an expression."""
+    xs.insert(i, v)
+    return xs
+
+
+def inserted_position(xs: list, i: int) -> int:
+    """Where `xs.insert(i, v)` put v (xs after it): Python clamps i to 0..n."""
+    n = len(xs) - 1
+    return min(max(i + n if i < 0 else i, 0), n)
+
+
+def insert_ct(d: object, p: int) -> tuple[object, None, object]:
+    """Cotangents of (xs, i, v) in `xs.insert(i, v)` (v went to position p), from the longer list's."""
+    if d is Zero:
+        return Zero, None, Zero
+    v = d.pop(p, Zero)
+    return {k - 1 if k > p else k: c for k, c in d.items()}, None, v
+
+
+def container_pop(xs: list | dict, i: object) -> list | dict:
+    """`xs.pop(i)` as an expression that returns the changed container (the element was read before:
+    a key missing from a dict was read as `d.get(k, default)`)."""
+    if isinstance(xs, dict):
+        xs.pop(i, None)
+    else:
+        xs.pop(i)
+    return xs
+
+
+def popped_position(xs: list | dict, i: object) -> int | None:
+    """Where `xs.pop(i)` took its element from (xs after it), if later elements moved down; None for the
+    last element or a dict's key (nothing moved)."""
+    if isinstance(xs, dict):
+        return None
+    p = i % (len(xs) + 1)
+    return None if p == len(xs) else p
+
+
+def pop_ct(d: object, p: int | None) -> object:
+    """Cotangent of xs in `xs.pop(i)`, from the shorter container's: each entry back at its place."""
+    if d is Zero or p is None:
+        return d
+    return {k + 1 if k >= p else k: c for k, c in d.items()}
+
+
+def dict_store(d: dict, k: object, v: object) -> dict:
+    """`d[k] = v` as an expression (a dict comprehension builds its dict with it)."""
+    d[k] = v
+    return d
+
+
+def store_ct(d: object, k: object) -> tuple[object, None, object]:
+    """Cotangents of (d, k, v) in `d[k] = v`: v's entry; the old value at k (if any) takes nothing."""
+    if d is Zero:
+        return Zero, None, Zero
+    return d, None, d.pop(k, Zero)
+
+
+def dict_setdefault(d: dict, k: object, v: object, absent: bool) -> dict:
+    """`d.setdefault(k, v)` as an expression that returns the dict (`absent`: k was not in d)."""
+    if absent:
+        d[k] = v
+    return d
+
+
+def setdefault_ct(d: object, k: object, absent: bool) -> tuple[object, None, object, None]:
+    """Cotangents of (d, k, v, absent) in `d.setdefault(k, v)`: v's entry if it went in."""
+    if d is Zero or not absent:
+        return d, None, Zero, None
+    return d, None, d.pop(k, Zero), None
+
+
+def get_ct(d: object, k: object, present: bool) -> tuple[object, None, object]:
+    """Cotangents of (dct, k, default) in `dct.get(k, default)` (or `item_or(xs, k, default)`): a one-hot
+    of dct if k was there, else all of d to the default."""
+    if not present:
+        return Zero, None, d
+    return (Zero if d is Zero else {k: d}), None, Zero
+
+
+def item_or(xs: object, j: int, default: object) -> object:
+    """`xs[j]` if xs has a position j, else `default` (`f(*xs)` for a parameter with a default)."""
+    return xs[j] if j < len(xs) else default
+
+
+def pair_positions(x: object) -> dict | None:
+    """For `dict(pairs)`: where the value of each key came from (the last pair with that key, as
+    `dict` keeps it); None for `dict(d)` of a dict."""
+    if isinstance(x, dict):
+        return None
+    return {pair[0]: i for i, pair in enumerate(x)}
+
+
+def dict_of_ct(d: object, positions: dict | None) -> object:
+    """Cotangent of x in `dict(x)`: a dict's own; a list of pairs' {position: {1: cotangent}}."""
+    if d is Zero or positions is None:
+        return d
+    return {positions[k]: {1: c} for k, c in d.items()}
+
+
+def keys_within(d: dict, names: tuple) -> bool:
+    """Whether every key of `d` is one of `names` (`f(**kw)`: Python rejects any other)."""
+    return all(k in names for k in d)
+
+
+def transposed(rows: object) -> list:
+    """`zip(*rows)`, as a list of its tuples."""
+    return list(zip(*rows))
+
+
+def transposed_ct(d: object) -> object:
+    """Cotangent of rows in `zip(*rows)`: entry (j, i) of the result is entry (i, j) of rows."""
+    if d is Zero:
+        return Zero
+    out: dict = {}
+    for j, column in d.items():
+        for i, c in column.items() if column is not Zero else ():
+            out.setdefault(i, {})[j] = c
+    return out
+
+
 def concat_ct(d: object, n: int) -> tuple[object, object]:
     """Cotangents of (a, b) in `a + b` (len(a) == n)."""
     if d is Zero:
@@ -199,6 +327,16 @@ def updated(ufunc: np.ufunc, a: object, b: object) -> object:
     if isinstance(a, np.ndarray):
         return ufunc(a, b, out=np.empty_like(a))
     return ufunc(a, b)
+
+
+def enter(cm: object) -> object:
+    """`cm.__enter__()` (a `with` statement's start)."""
+    return cm.__enter__()
+
+
+def leave(cm: object) -> None:
+    """`cm.__exit__(None, None, None)` (a `with` statement's end, reached without an exception)."""
+    cm.__exit__(None, None, None)
 
 
 def check(cond: object, message: object = None) -> None:

@@ -24,12 +24,16 @@ Jumps = tuple[set[str], set[str], set[str]]  # what `break`, `continue` and `ret
 _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 
 
-def appended(node: gast.AST) -> str | None:
-    """`xs` if node is the call `xs.append(...)`."""
+# Methods that change their container in place (`updates.py` lowers them): a call rebinds its name.
+UPDATING = frozenset({"append", "extend", "insert", "pop", "setdefault", "__setitem__"})
+
+
+def updated(node: gast.AST) -> str | None:
+    """`xs` if node is a call `xs.append(...)`, `xs.pop(...)`, ... (a method in `UPDATING`)."""
     if (
         isinstance(node, gast.Call)
         and isinstance(node.func, gast.Attribute)
-        and node.func.attr == "append"
+        and node.func.attr in UPDATING
         and isinstance(node.func.value, gast.Name)
     ):
         return node.func.value.id
@@ -60,9 +64,9 @@ def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[g
 
 
 def assigned(stmts: list[gast.stmt], comprehensions: bool = False, attributes: bool = True) -> set[str]:
-    """Names a statement list assigns (an `append` updates its list, `obj.x = v` its object unless
-    not `attributes`, a `def` binds its name); with `comprehensions`, the variables of the
-    comprehensions in it too."""
+    """Names a statement list assigns (an `append` or `pop` updates its container, `obj.x = v` its
+    object unless not `attributes`, a `def` binds its name); with `comprehensions`, the variables of
+    the comprehensions in it too."""
     out = set()
     for node in scope_walk(stmts, comprehensions):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
@@ -71,7 +75,7 @@ def assigned(stmts: list[gast.stmt], comprehensions: bool = False, attributes: b
             out.add(name)
         elif isinstance(node, gast.FunctionDef):
             out.add(node.name)
-        elif name := appended(node):
+        elif name := updated(node):
             out.add(name)
     return out
 
@@ -99,7 +103,11 @@ def function_body(node: Function) -> list[gast.stmt]:
 
 
 def parameters(node: Function) -> list[str]:
-    return [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    """A function's parameters in the order of its signature: `*args` after the positional ones,
+    `**kwargs` last."""
+    a = node.args
+    star = [a.vararg] if a.vararg is not None else []
+    return [p.id for p in [*a.posonlyargs, *a.args, *star, *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]]
 
 
 def free_names(node: Function) -> set[str]:

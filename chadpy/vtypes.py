@@ -297,9 +297,9 @@ def dct(values: list[VType], keys: list[object] | None = None, key: VType = OBJE
     fields = tuple(zip(keys, values)) if keys is not None else None
     if item is None and fields is None:
         raise ChadTypeError("a dict whose values differ in kind (tuple, list, float) needs constant keys")
-    if keys is not None:
-        key = join_all([of_value(k, False) for k in keys]) if keys else OBJECT
-    return Dct(OBJECT if item is BOTTOM else item, fields, key)
+    if keys is not None:  # an empty dict's keys and values: not known yet (like an empty list's elements)
+        key = join_all([of_value(k, False) for k in keys]) if keys else BOTTOM
+    return Dct(item, fields, key)
 
 
 def item_join(t: VType) -> VType:

@@ -43,6 +43,7 @@ ORDER = [
     "desugar",
     "closures",
     "objects",
+    "updates",
     "lower",
     "ownership",
     "infer",

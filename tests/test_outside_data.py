@@ -156,7 +156,7 @@ def appends_to_outside_data(x):
 
 
 def test_mutating_outside_data_is_an_error():
-    with pytest.raises(ChadError, match="`HISTORY.append\\(...\\)` changes a list this function did not make"):
+    with pytest.raises(ChadError, match="`HISTORY.append\\(...\\)` changes a list or dict this function did not make"):
         chad.grad(appends_to_outside_data)(1.0)
     assert HISTORY == []
 

@@ -535,8 +535,7 @@ def test_isinstance_with_a_builtin_type():
 
 def helper_with_a_with(x):
     with open(__file__):
-        pass
-    return x
+        return x
 
 
 def calls_the_helper(x):
@@ -676,3 +675,16 @@ def test_an_if_ending_an_init_keeps_its_attribute_assignments():
     the constructor's implicit `return self` was not counted), so `self.b` was lost: an error reading
     `s.b`, where a wrong join would have been a wrong gradient. d/db (w |b|) = w sign(b)."""
     assert_grad_matches_fd(signed_product, (1.5, -0.5), argnums=(0, 1))
+
+
+def slice_in_a_variable(xs):
+    s = slice(1, None)
+    rest = xs[s]
+    return rest[0] * rest[1]
+
+
+def test_a_list_indexed_by_a_slice_in_a_variable_is_a_slice():
+    """`xs[s]` for a slice object `s` was typed as an element (\"cannot index a float\" at `rest[0]`), and
+    its rule would have made a one-hot cotangent keyed by the slice. f(xs) = xs[1] xs[2]."""
+    assert chad.grad(slice_in_a_variable)([1.0, 2.0, 3.0]) == [0.0, 3.0, 2.0]
+    assert_grad_matches_fd(slice_in_a_variable, ([1.0, 2.0, 3.0],))

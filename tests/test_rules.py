@@ -34,6 +34,10 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 COVERED_ELSEWHERE = {
     "append": "`xs.append(v)` is a statement: tests/test_lists_dicts.py",
     "values": "`d.values()` is a method of dicts: tests/test_lists_dicts.py",
+    "get": "`d.get(k, default)` is a method of dicts: tests/test_containers.py",
+    "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/test_containers.py",
+    # the updates and constructors `updates.py` and `desugar.py` lower into: tests/test_containers.py
+    **dict.fromkeys(["extend", "insert", "pop", "store", "setdefault", "item_or", "dict", "transposed"], "lowering"),
 }
 
 # The shapes an elementwise rule is tried on, per arity (None: a float): equal shapes and broadcasting.

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import runtime
-from ..expressions import BinOp, Compare, Expr, IfExp, Lit, UnaryOp
+from ..expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp
 from ..kinds import (
     BOOL_RESULT,
     INDICES,
@@ -30,8 +30,20 @@ from ..kinds import (
     fixed,
     round_builtin,
 )
-from ..primitives import MATH, NONZERO, OPERATORS, POSITIVE, PRIMITIVES, REALS, Primitive, function, sampled
-from ..vtypes import REAL, SLICE
+from ..primitives import (
+    MATH,
+    METHODS,
+    NONZERO,
+    OPERATORS,
+    POSITIVE,
+    PRIMITIVES,
+    REALS,
+    Primitive,
+    function,
+    is_default,
+    sampled,
+)
+from ..vtypes import OBJECT, REAL, SLICE
 from .numpy import MATMUL
 from .pointwise import ABS, ADD, DIV, MUL, NEG, POW, SUB
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
@@ -72,6 +84,17 @@ def _min_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
 
 
 _TWO = ((REALS, REALS),)
+_PRINT_OPTIONS = {"sep": " ", "end": "\n", "file": None, "flush": False}
+
+
+def _print(*args: Expr) -> Expr:
+    """`print(x, y, sep=..., end=...)`: the values, then the options that differ from print's defaults."""
+    n = len(args) - len(_PRINT_OPTIONS)
+    x = CallX(Obj(builtins.print, "print"), list(args[:n]))
+    for (name, default), a in zip(_PRINT_OPTIONS.items(), args[n:]):
+        if not (isinstance(a, Lit) and is_default(a.value, default)):
+            x.keywords[name] = a
+    return x
 
 
 def _unary(name: str, symbol: str, vjp: object) -> Primitive:
@@ -139,13 +162,37 @@ PRIMITIVES.update(
         builtins.len: function(builtins.len, None, kind=INT_RESULT),
         builtins.isinstance: function(builtins.isinstance, None, (2, 2), kind=BOOL_RESULT),
         builtins.str: function(builtins.str, None, kind=STR_RESULT),
-        builtins.print: function(builtins.print, None, (0, None), kind=NONE_RESULT),
+        builtins.repr: function(builtins.repr, None, kind=STR_RESULT),
+        builtins.ascii: function(builtins.ascii, None, kind=STR_RESULT),
+        builtins.format: function(builtins.format, None, (1, 2), kind=STR_RESULT),
+        builtins.print: Primitive(
+            "print",
+            _print,
+            kind=NONE_RESULT,
+            params=("args", *_PRINT_OPTIONS),
+            defaults=tuple(_PRINT_OPTIONS.values()),
+            fn=builtins.print,
+        ),
         builtins.range: function(builtins.range, None, (1, 3), kind=INDICES),
         builtins.slice: function(builtins.slice, None, (1, 3), kind=fixed(SLICE)),
         builtins.sum: SUM_SEQ,
         builtins.list: LIST_COPY,
         runtime.check: function(runtime.check, None, (1, 2), kind=NONE_RESULT),
     }
+)
+
+# A `with` statement's context manager (data), entered and left around its body (`desugar.with_blocks`).
+PRIMITIVES[runtime.enter] = Primitive(
+    "__enter__", lambda cm: CallX(Attr(cm, "__enter__"), []), kind=fixed(OBJECT), aliases="unknown", fn=runtime.enter
+)
+PRIMITIVES[runtime.leave] = Primitive(
+    "__exit__", lambda cm: CallX(Attr(cm, "__exit__"), [Lit(None)] * 3), kind=NONE_RESULT, fn=runtime.leave
+)
+METHODS.update({"__enter__": runtime.enter, "__exit__": runtime.leave})
+
+# An f-string's parts joined: `format(x, ".2f") + " and " + ...` (its values are formatted with `format`).
+JOINED_STR = Primitive(
+    "fstring", lambda *parts: functools.reduce(lambda a, b: BinOp("+", a, b), parts), None, (1, None), STR_RESULT
 )
 
 # Primitives whose n-ary calls are folded into chains of binary calls, left to right

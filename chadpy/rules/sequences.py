@@ -12,10 +12,10 @@ import functools
 
 from .. import array_rules, runtime
 from ..errors import ChadTypeError
-from ..expressions import BinOp, call
-from ..kinds import INDICES, INT_RESULT, sum_builtin
+from ..expressions import Attr, BinOp, CallX, call
+from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
 from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
-from ..vtypes import INT, Arr, Dct, Lst, Tup, VType, describe, is_active, item_join, join
+from ..vtypes import BOTTOM, INT, Arr, Dct, Lst, Tup, VType, dct, describe, is_active, item_join, join, join_all
 
 
 def _concat_type(types: list[VType], consts: list[object]) -> VType:
@@ -42,6 +42,96 @@ def _copy_type(types: list[VType], consts: list[object]) -> VType:
     if isinstance(x, Arr) and is_active(x):
         raise ChadTypeError("list() of an array that carries derivatives is not supported; index the array instead")
     return x if isinstance(x, Lst) else Lst(item_join(x))
+
+
+def _iterated(t: VType) -> VType:
+    """The type of what a `for` loop over a value of type t yields (a dict's keys)."""
+    return t.key if isinstance(t, Dct) else item_join(t)
+
+
+def _extend_type(types: list[VType], consts: list[object]) -> VType:
+    xs, ys = types
+    return join(xs, Lst(_iterated(ys)))
+
+
+def _insert_type(types: list[VType], consts: list[object]) -> VType:
+    xs, i, v = types
+    return join(xs, Lst(v))
+
+
+def _a_dict(t: VType, method: str) -> Dct:
+    if not isinstance(t, Dct):
+        raise ChadTypeError(f"`.{method}()` of {describe(t)} is not supported (a dict's method)")
+    return t
+
+
+def _with_key(d: Dct, key: object, k: VType, v: VType) -> VType:
+    """The type of dict d after `d[key] = v` (`key`: the key's value if it is a constant, else UNKNOWN)."""
+    if d.fields is not None and key is not UNKNOWN:
+        fields = dict(d.fields)
+        fields[key] = join(fields[key], v) if key in fields else v
+        return dct(list(fields.values()), list(fields))
+    return dct([item_join(d), v], key=join(d.key, k))
+
+
+def _store_type(types: list[VType], consts: list[object]) -> VType:
+    d, k, v = types[:3]
+    return _with_key(_a_dict(d, "setdefault"), consts[1], k, v)
+
+
+def _pop_type(types: list[VType], consts: list[object]) -> VType:
+    xs, key = types[0], consts[1]
+    if isinstance(xs, Lst):
+        return xs
+    d = _a_dict(xs, "pop")
+    if d.fields is not None and key is not UNKNOWN:
+        return dct([t for k, t in d.fields if k != key], [k for k, _ in d.fields if k != key])
+    return d
+
+
+def _get_type(types: list[VType], consts: list[object]) -> VType:
+    d, _, default = types
+    if not isinstance(d, Dct):  # another object's `.get`: data, if nothing flows through it
+        if any(map(is_active, types)):
+            raise ChadTypeError(f"`.get()` of {describe(d)} that carries derivatives is not supported")
+        return d
+    key = consts[1]
+    if d.fields is not None and key is not UNKNOWN:
+        present = [t for k, t in d.fields if k == key]
+        return present[0] if present else default
+    return join(item_join(d), default)
+
+
+def _item_or_type(types: list[VType], consts: list[object]) -> VType:
+    xs, _, default = types
+    j = consts[1]
+    if isinstance(xs, Tup):
+        return xs.items[j] if j < len(xs.items) else default
+    return join(item_join(xs), default)
+
+
+def _dict_of_type(types: list[VType], consts: list[object]) -> VType:
+    x = types[0]
+    if isinstance(x, Dct):
+        return x
+    pairs = x.items if isinstance(x, Tup) else (x.item,) if isinstance(x, Lst) else None
+    if pairs is None or not all(p is BOTTOM or isinstance(p, Tup) and len(p.items) == 2 for p in pairs):
+        raise ChadTypeError(f"`dict(...)` of {describe(x)} is not supported: give a dict or (key, value) pairs")
+    pairs = [p for p in pairs if p is not BOTTOM]  # an empty list's
+    return dct([p.items[1] for p in pairs], key=join_all([p.items[0] for p in pairs]))
+
+
+def _transposed_type(types: list[VType], consts: list[object]) -> VType:
+    rows = types[0]
+    if isinstance(rows, Tup) and all(isinstance(r, Tup) for r in rows.items):
+        n = min((len(r.items) for r in rows.items), default=0)  # zip stops at the shortest row
+        return Tup(tuple(Tup(tuple(r.items[j] for r in rows.items)) for j in range(n)))
+    return Lst(Lst(item_join(item_join(rows))))
+
+
+def _tuple_type(types: list[VType], consts: list[object]) -> VType:
+    """`tuple(x)`: a tuple's type; of a list (or a dict's keys), a list's: its length is not static."""
+    return types[0] if isinstance(types[0], Tup) else _copy_type(types, consts)
 
 
 def _keys_type(types: list[VType], consts: list[object]) -> VType:
@@ -71,6 +161,91 @@ LIST_APPEND = Primitive(
     _append_type,
     saves=lambda y, xs, v: call(len, y) - 1,
     containers=True,  # the new element's position (later appends keep it)
+)
+# The other in-place updates (`updates.py` lowers them; `ownership` checks them). Each returns the changed
+# container; a rule that needs where its element went saves it after the update.
+LIST_EXTEND = Primitive(
+    "extend",
+    lambda xs, ys: call(runtime.list_extend, xs, ys),
+    lambda d, y, xs, ys, saved: call(runtime.concat_ct, d, saved),
+    (2, 2),
+    _extend_type,
+    saves=lambda y, xs, ys: call(len, y) - call(len, ys),  # `updates` never passes xs as ys
+    containers=True,
+)
+LIST_INSERT = Primitive(
+    "insert",
+    lambda xs, i, v: call(runtime.list_insert, xs, i, v),
+    lambda d, y, xs, i, v, saved: call(runtime.insert_ct, d, saved),
+    (3, 3),
+    _insert_type,
+    saves=lambda y, xs, i, v: call(runtime.inserted_position, y, i),
+    containers=True,
+)
+POP = Primitive(
+    "pop",
+    lambda xs, i: call(runtime.container_pop, xs, i),
+    lambda d, y, xs, i, saved: [call(runtime.pop_ct, d, saved), None],
+    (2, 2),
+    _pop_type,
+    saves=lambda y, xs, i: call(runtime.popped_position, y, i),
+    containers=True,
+)
+DICT_STORE = Primitive(
+    "store",
+    lambda dct, k, v: call(runtime.dict_store, dct, k, v),
+    lambda d, y, dct, k, v: call(runtime.store_ct, d, k),
+    (3, 3),
+    _store_type,
+    containers=True,
+)
+DICT_SETDEFAULT = Primitive(
+    "setdefault",
+    lambda dct, k, v, absent: call(runtime.dict_setdefault, dct, k, v, absent),
+    lambda d, y, dct, k, v, absent: call(runtime.setdefault_ct, d, k, absent),
+    (4, 4),
+    _store_type,
+    containers=True,
+)
+UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT}
+MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
+DICT_GET = Primitive(
+    "get",
+    lambda dct, k, default: CallX(Attr(dct, "get"), [k, default]),
+    lambda d, y, dct, k, default, saved: call(runtime.get_ct, d, k, saved),
+    (3, 3),
+    _get_type,
+    saves=lambda y, dct, k, default: k.compare("in", dct),
+    containers=True,
+    params=("self", "key", "default"),
+    defaults=(None,),
+    fn=dict.get,
+)
+ITEM_OR = Primitive(
+    "item_or",
+    lambda xs, j, default: call(runtime.item_or, xs, j, default),
+    lambda d, y, xs, j, default, saved: call(runtime.get_ct, d, j, saved),
+    (3, 3),
+    _item_or_type,
+    saves=lambda y, xs, j, default: j.compare("<", call(len, xs)),
+    containers=True,
+)
+DICT_OF = Primitive(
+    "dict",
+    lambda x: call(dict, x),
+    lambda d, y, x, saved: [call(runtime.dict_of_ct, d, saved)],
+    (1, 1),
+    _dict_of_type,
+    saves=lambda y, x: call(runtime.pair_positions, x),
+    containers=True,
+)
+TRANSPOSED = Primitive(
+    "transposed",
+    lambda rows: call(runtime.transposed, rows),
+    lambda d, y, rows: [call(runtime.transposed_ct, d)],
+    (1, 1),
+    _transposed_type,
+    containers=True,
 )
 CONCAT = Primitive(
     "concat",
@@ -128,6 +303,14 @@ LIST_COPY = Primitive(
     containers=True,
     samples=((_LIST,),),
 )
+TUPLE_COPY = Primitive(
+    "tuple",
+    lambda x: call(tuple, x),
+    lambda d, y, x: [call(runtime.list_ct, d, x)],
+    (1, 1),
+    _tuple_type,
+    containers=True,
+)
 DICT_VALUES = Primitive(
     "values",
     lambda dct: call(runtime.dict_values, dct),
@@ -140,10 +323,19 @@ DICT_VALUES = Primitive(
 DICT_KEYS = function(list, None, kind=_keys_type, name="keys", containers=True)
 POSITIONS = function(runtime.positions, None, kind=_keys_type, containers=True)  # what a `for` loop counts
 ARGSORT = function(runtime.argsort, None, (2, 2), kind=INDICES, containers=True)  # `sorted(xs, key=...)`'s order
+KEYS_WITHIN = function(runtime.keys_within, None, (2, 2), kind=BOOL_RESULT)  # `f(**kw)`'s check
 ARGBEST = function(runtime.argbest, None, (2, 2), kind=INT_RESULT)  # `max(xs, key=...)`'s position
 
-PRIMITIVES[runtime.dict_values] = DICT_VALUES
-METHODS.update({"values": runtime.dict_values, "keys": list})  # `d.values()`, `d.keys()`
+PRIMITIVES.update(
+    {
+        runtime.dict_values: DICT_VALUES,
+        dict.get: DICT_GET,
+        builtins.tuple: TUPLE_COPY,
+        builtins.any: function(builtins.any, None, kind=BOOL_RESULT),
+        builtins.all: function(builtins.all, None, kind=BOOL_RESULT),
+    }
+)
+METHODS.update({"values": runtime.dict_values, "keys": list, "get": dict.get})  # `d.values()`, `d.keys()`, `d.get(k)`
 
 # Functions a call lowers into a loop (the paper's fold), not a primitive.
 REDUCE = functools.reduce
