@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 import gast
 
-from . import ir, scope
+from . import control, ir, scope
+from .control import Binder
 from .errors import UnsupportedSyntax
 from .names import NameSupply
 from .primitives import OPERATORS, PRIMITIVES
@@ -56,8 +57,6 @@ COMPARISONS = {
     gast.In: "in",
     gast.NotIn: "not in",
 }
-# Binds a loop's target in the body's environment (adding lets to its prelude); returns the counter's name.
-Binder = Callable[[dict, list], str]
 
 
 def call(lw: Lowerer, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr | None:
@@ -103,7 +102,7 @@ def comprehension(
     env[acc] = ir.Var(start)
     loc, hidden = lw.loc, lw.hidden
     lw.hidden = {**{t: env.get(t) for t in targets}, **hidden}  # what a function named outside reads
-    lw.loop(body[0], env, lets, live={acc})
+    control.loop(lw, body[0], env, lets, {acc}, iteration(lw, body[0], env, lets))
     lw.loc, lw.hidden = loc, hidden
     result = env.pop(acc)
     for t in targets:  # comprehension variables do not leak (Python 3)
@@ -137,7 +136,7 @@ def reduce(lw: Lowerer, node: gast.Call, env: dict, lets: list) -> ir.Atom:
 
     env[acc] = first
     loc = lw.loc
-    lw.loop(loop, env, lets, live={acc}, iteration=(seq, bind_item))
+    control.loop(lw, loop, env, lets, {acc}, (seq, bind_item))
     lw.loc = loc
     env.pop(item, None)
     return env.pop(acc)

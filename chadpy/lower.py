@@ -1,27 +1,19 @@
 """Lowering: gast -> core IR (A-normal form, SSA names).
 
 Statements are lowered left to right with an environment from the user's names
-to their current SSA names. Control flow becomes `Case`:
+to their current SSA names. An `if` with a `return` in a branch takes the rest of
+the block into both branches (a branch that always returns simply never reaches
+it), so early returns need no flags; loops and the `if`s whose branches both fall
+through are `control`'s. `for x in xs` counts positions and reads `xs[k]` (a
+one-hot cotangent per element, Section 7).
 
-- an `if` whose branches both fall through joins the variables they assign (and
-  that are read later) into a tuple: `let <w, v> = case c of {...}`;
-- an `if` with a `return` in a branch takes the rest of the block into both
-  branches (a branch that always returns simply never reaches it), so early
-  returns need no flags.
-
-Loops become `Loop`s over the variables they carry (those assigned in the body
-and read later); `break`, `continue` and `return` inside a loop end the body with
-a status (0 go on, 1 break, 2 return) that is part of the state, so they need no
-exceptions and no flags in the user's sense. `for x in xs` counts positions and
-reads `xs[k]` (a one-hot cotangent per element, Section 7), comprehensions and
-`functools.reduce` are loops that build or fold, and `xs.append(v)` is allowed on
-a list the function itself created and nobody else holds.
-
-This module does ANF, SSA and control flow only; the other concerns of the front
-end are passes and rule sets of their own, called from here: `scope` (analyses of
-the gast tree: what is assigned, read, live), `desugar` (constructs that are loops
-in disguise), `resolve` (what an outside name or a call is), `closures` (closure
-conversion), and, on the IR afterwards, `ownership` (the in-place update check).
+This module does ANF, SSA and the dispatch of statements and expressions; the
+other concerns of the front end are passes and rule sets of their own, called from
+here: `scope` (analyses of the gast tree: what is assigned, read, live), `control`
+(loops, joins), `desugar` (constructs that are loops in disguise), `resolve` (what
+an outside name or a call is), `objects` (attributes, methods, classes),
+`updates` (in-place updates of containers), `closures` (closure conversion), and,
+on the IR afterwards, `ownership` (the in-place update check).
 """
 
 from __future__ import annotations
@@ -29,11 +21,10 @@ from __future__ import annotations
 import builtins
 import functools
 import types
-from dataclasses import dataclass
 
 import gast
 
-from . import closures, desugar, ir, objects, resolve, scope, updates
+from . import closures, control, desugar, ir, objects, resolve, scope, updates
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
@@ -68,25 +59,6 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     return lowered
 
 
-@dataclass
-class _LoopExits:
-    """How the body of the loop being lowered ends: each path yields the next state."""
-
-    state: list[str]  # the user's names of the state variables
-    status: str | None  # the state variable holding 0 (go on), 1 (break) or 2 (return)
-    retval: str | None  # the state variable holding the returned value
-
-    def finish(self, lowerer: Lowerer, env: dict, lets: list, status: int, retval: ir.Atom | None = None):
-        items = [closures.current(lowerer, env, v, lets, None) for v in self.state]
-        if self.status is not None:
-            items.insert(0, ir.Const(status))
-        if self.retval is not None:
-            items.append(retval if retval is not None else ir.Var(self.retval))
-        t = lowerer.names.fresh("state")
-        lets.append(ir.Let(t, ir.MakeTuple(items), lowerer.loc))
-        return ir.Block(lets, ir.Var(t))
-
-
 class Lowerer:
     def __init__(
         self,
@@ -110,7 +82,7 @@ class Lowerer:
         self.closures: dict[str, closures.Closure | closures.Def] = {}  # SSA name -> the function (value) it holds
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
-        self.loops: list[_LoopExits] = []  # the loops being lowered, innermost last
+        self.loops: list[control.LoopExits] = []  # the loops being lowered, innermost last
 
     def error(self, cls: type[ChadError], message: str, node: gast.AST | None = None) -> ChadError:
         return cls(message, self.parsed.loc(node) if node is not None else self.loc)
@@ -163,10 +135,11 @@ class Lowerer:
                     then = self.block(stmt.body + rest, dict(env), fall_through, live_out)
                     orelse = self.block(stmt.orelse + rest, dict(env), fall_through, live_out)
                     return self.case_result(cond, then, orelse, lets, stmt)
-                self.join_if(stmt, cond, env, lets, live=self.live(rest, live_out))
+                control.join_if(self, stmt, cond, env, lets, live=self.live(rest, live_out))
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
-                returned = self.loop(stmt, env, lets, live=self.live(rest, live_out))
+                iteration = desugar.iteration(self, stmt, env, lets) if isinstance(stmt, gast.For) else None
+                returned = control.loop(self, stmt, env, lets, self.live(rest, live_out), iteration)
                 if returned is not None:  # a `return` inside the loop: leave here too if it ran
                     status, retval = returned
                     loc = self.parsed.loc(stmt)
@@ -194,113 +167,6 @@ class Lowerer:
         if self.loops:  # inside a loop: end the iteration with status 2
             return self.loops[-1].finish(self, env, lets, 2, result)
         return ir.Block(lets, result)
-
-    # ------------------------------------------------------------ loops
-
-    def loop(
-        self,
-        stmt: gast.For | gast.While,
-        env: dict,
-        lets: list,
-        live: set[str],
-        iteration: tuple[ir.Atom, desugar.Binder] | None = None,
-    ) -> tuple[str, str] | None:
-        """Lower a loop into `let <state> = loop ...`; return (status, retval) if it may `return`.
-        `iteration`: what a `for` counts and how it binds its target, when a desugaring rule says."""
-        loc = self.parsed.loc(stmt)
-        assigned = scope.assigned(stmt.body)
-        if isinstance(stmt, gast.For):
-            assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
-        reads = scope.read(stmt.body) | (scope.read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
-        reads = closures.expand(self, reads)  # a call of a function named here reads what it reads
-        state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
-        returns = scope.returns(stmt.body)
-        stops = returns or scope.breaks(stmt.body, (gast.Break,))
-
-        seq = binder = None
-        if isinstance(stmt, gast.For):
-            seq, binder = iteration or desugar.iteration(self, stmt, env, lets)
-        init = [closures.current(self, env, v, lets, stmt) if v in env else ir.Const(None) for v in state]
-        body_env = dict(env)
-        params = [self.bind(v, body_env) for v in state]
-        status = self.names.fresh("status") if stops else None
-        retval = self.names.fresh("retval") if returns else None
-        exits = _LoopExits(state, status, retval)
-
-        prelude: list[ir.Let] = []
-        index = None
-        if binder is not None:
-            self.loc = loc
-            index = binder(body_env, prelude)
-        test = None
-        if isinstance(stmt, gast.While):
-            self.loc = loc
-            test_lets: list[ir.Let] = []
-            test = ir.Block(test_lets, self.atom(stmt.test, body_env, test_lets))
-        self.loops.append(exits)
-        body = self.block(stmt.body, body_env, lambda e, lt: exits.finish(self, e, lt, 0), set(state))
-        self.loops.pop()
-        self.loc = loc
-        body.lets[:0] = prelude
-
-        all_params = ([status] if status else []) + params + ([retval] if retval else [])
-        all_init = ([ir.Const(0)] if status else []) + init + ([ir.Const(None)] if retval else [])
-        last = body.lets[-1] if body.lets else None
-        if (
-            last is not None
-            and isinstance(body.result, ir.Var)
-            and last.target == body.result.name
-            and isinstance(last.expr, ir.MakeTuple)
-        ):
-            body.lets.pop()
-            nxt = list(last.expr.items)
-        else:
-            names = tuple(self.names.fresh("next") for _ in all_params)
-            if len(names) == 1:  # a one-tuple: take its element
-                body.lets.append(ir.Let(names[0], ir.Proj(body.result, ir.Const(0)), loc))
-            elif names:
-                body.lets.append(ir.Let(names, body.result, loc))
-            nxt = [ir.Var(n) for n in names]
-        body.result = ir.Const(None)
-
-        outputs = ([self.names.fresh("status")] if status else []) + [self.bind(v, env) for v in state]
-        outputs += [self.names.fresh("retval")] if retval else []
-        stop = nxt[0] if status else None
-        if isinstance(stmt, gast.For):
-            expr = ir.ForLoop(state=all_params, init=all_init, index=index, seq=seq, body=body, next=nxt, stop=stop)
-        else:
-            expr = ir.WhileLoop(state=all_params, init=all_init, test=test, body=body, next=nxt, stop=stop)
-        target = outputs[0] if len(outputs) == 1 else tuple(outputs) if outputs else self.names.fresh("_")
-        lets.append(ir.Let(target, expr, loc))
-        return (outputs[0], outputs[-1]) if returns else None
-
-    def join_if(self, stmt: gast.If, cond: ir.Atom, env: dict, lets: list, live: set[str]) -> None:
-        """An `if` whose branches both fall through: join the live variables they assign."""
-        joined = sorted((scope.assigned(stmt.body) | scope.assigned(stmt.orelse)) & live)
-        loc = self.parsed.loc(stmt)
-
-        def finish(branch_env: dict, branch_lets: list) -> ir.Block:
-            for v in joined:
-                if v not in branch_env:
-                    raise self.error(
-                        UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
-                    )
-            values = [closures.current(self, branch_env, v, branch_lets, stmt) for v in joined]
-            if len(joined) <= 1:
-                return ir.Block(branch_lets, values[0] if values else ir.Const(None))
-            t = self.names.fresh("joined")
-            branch_lets.append(ir.Let(t, ir.MakeTuple(values), loc))
-            return ir.Block(branch_lets, ir.Var(t))
-
-        then = self.block(stmt.body, dict(env), finish, live)
-        orelse = self.block(stmt.orelse, dict(env), finish, live)
-        case = ir.Case(cond, then, orelse)
-        if len(joined) == 1:
-            lets.append(ir.Let(self.bind(joined[0], env), case, loc))
-        elif joined:
-            lets.append(ir.Let(tuple(self.bind(v, env) for v in joined), case, loc))
-        else:
-            lets.append(ir.Let(self.names.fresh("_"), case, loc))
 
     def statement(self, stmt: gast.stmt, env: dict, lets: list) -> None:
         loc = self.loc
