@@ -59,7 +59,7 @@ if _TESTS not in sys.path:
 
 import fd  # noqa: E402
 import numpy as np  # noqa: E402
-from progen import Program, generate, literal, normalize  # noqa: E402
+from progen import Program, bind_args, generate, literal, normalize  # noqa: E402
 
 import chadpy as chad  # noqa: E402
 
@@ -84,6 +84,7 @@ class Outcome:
     skipped: int = 0  # gradient elements skipped (kink within the step)
     stages: bool = False  # checked with every stage
     seconds: float = 0.0
+    features: tuple[str, ...] = ()  # the program's (progen's `Program.features`)
 
     def __str__(self) -> str:
         head = f"{self.cls}" + (f" [{self.key}]" if self.key else "")
@@ -199,11 +200,14 @@ def _leaves(value: object, path: tuple = ()) -> Iterator[tuple[tuple, float]]:
     elif isinstance(value, dict):
         for k, v in value.items():
             yield from _leaves(v, path + (k,))
+    elif fd._is_record(value):  # a dataclass (a namedtuple is a tuple)
+        for k, v in vars(value).items():
+            yield from _leaves(v, path + (k,))
 
 
 def _at(value: object, path: tuple) -> object:
     for k in path:
-        value = value[k]  # type: ignore[index]
+        value = getattr(value, k) if fd._is_record(value) else value[k]  # type: ignore[index]
     return value
 
 
@@ -224,6 +228,11 @@ def _structure(g: object, arg: object, where: str) -> None:
             assert list(g) == list(arg), f"{where}: keys {list(g)} != {list(arg)}"  # type: ignore[arg-type]
         for k in range(len(arg)) if not isinstance(arg, dict) else arg:
             _structure(g[k], arg[k], f"{where}[{k!r}]")  # type: ignore[index]
+    elif fd._is_record(arg):
+        assert type(g) is type(arg), f"{where}: expected a {type(arg).__name__}, got {type(g).__name__} {g!r}"
+        assert vars(g).keys() == vars(arg).keys(), f"{where}: attributes {list(vars(g))} != {list(vars(arg))}"
+        for k, v in vars(arg).items():
+            _structure(getattr(g, k), v, f"{where}.{k}")
     else:
         assert type(g) is type(arg), f"{where}: expected a {type(arg).__name__}, got {type(g).__name__} {g!r}"
 
@@ -288,6 +297,10 @@ def _agree(a: object, b: object, scale: float, where: str) -> None:
         assert list(a) == list(b), f"{where}: keys {list(a)} vs {list(b)}"  # type: ignore[call-overload]
         for k in b:
             _agree(a[k], b[k], scale, f"{where}[{k!r}]")  # type: ignore[index]
+    elif fd._is_record(b):
+        assert vars(a).keys() == vars(b).keys(), f"{where}: {a!r} vs {b!r}"
+        for k in vars(b):
+            _agree(getattr(a, k), getattr(b, k), scale, f"{where}.{k}")
     else:
         assert abs(a - b) <= STAGE_RTOL * (abs(b) + scale), f"{where}: {a!r} vs efficient {b!r}"  # type: ignore[operator]
 
@@ -310,11 +323,11 @@ def check(program: Program, stages: bool = False, timeout: float = TIMEOUT) -> O
 
 
 def _check(program: Program, stages: bool) -> Outcome:
-    args = program.args
     nums = (program.argnums,) if isinstance(program.argnums, int) else tuple(program.argnums)
     # -- plain Python
     try:
         f = load(program.source)
+        args = bind_args(program.args, f.__globals__)  # records: objects of the module's classes
         plain_args = copy.deepcopy(args)
         expected = f(*plain_args)
         fd.assert_same(plain_args, args, "arguments after f")
@@ -578,6 +591,8 @@ def _undefined_names(tree: ast.Module) -> set[str]:
             bound.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
             if isinstance(node, ast.FunctionDef):
                 bound.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
     return read - bound
@@ -604,7 +619,7 @@ def _maybe_unbound(tree: ast.Module) -> set[str]:
     definite assignment, roughly: a loop may run zero times; a branch ending in return,
     break or continue does not reach the join)."""
     module = set(dir(builtins)) | _targets(ast.Module(body=tree.body, type_ignores=[]))
-    module |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    module |= {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     module |= {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
     bad: set[str] = set()
 
@@ -666,6 +681,7 @@ def _run_traced(program: Program) -> tuple[set[int], dict[tuple[str, str], set[s
     try:
         f = load(program.source)
         filename = f.__code__.co_filename
+        args = bind_args(program.args, f.__globals__)
 
         def trace(frame, event, arg):
             if frame.f_code.co_filename != filename:
@@ -679,7 +695,7 @@ def _run_traced(program: Program) -> tuple[set[int], dict[tuple[str, str], set[s
         previous = sys.gettrace()
         sys.settrace(trace)
         try:
-            value = f(*copy.deepcopy(program.args))
+            value = f(*copy.deepcopy(args))
         finally:
             sys.settrace(previous)
     except Exception:
@@ -788,6 +804,8 @@ def format_regression(program: Program, outcome: Outcome | None = None) -> str:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             defined[node.name] = fname if node.name == "f" else f"{node.name}_{tag}"
+        elif isinstance(node, ast.ClassDef):
+            defined[node.name] = f"{node.name}_{tag}"
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -799,6 +817,11 @@ def format_regression(program: Program, outcome: Outcome | None = None) -> str:
             return node
 
         def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+            node.name = defined.get(node.name, node.name) if node in tree.body else node.name  # not a method
+            self.generic_visit(node)
+            return node
+
+        def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
             node.name = defined.get(node.name, node.name)
             self.generic_visit(node)
             return node
@@ -813,7 +836,9 @@ def format_regression(program: Program, outcome: Outcome | None = None) -> str:
     lines.append("")
     lines.append(normalize("\n".join(ast.unparse(n) for n in body)).rstrip())
     lines += ["", ""]
-    args = ", ".join(literal(a) for a in program.args) + ("," if len(program.args) == 1 else "")
+    values = ast.parse("(" + "".join(literal(a) + ", " for a in program.args) + ")", mode="eval").body
+    args = ", ".join(ast.unparse(Rename().visit(v)) for v in values.elts)  # type: ignore[attr-defined]  # C renamed
+    args += "," if len(program.args) == 1 else ""
     lines.append(f"def test_differential_{tag}():")
     lines.append(f"    fd.assert_grad_matches_fd({fname}, ({args}), argnums={program.argnums!r})")
     return "\n".join(lines) + "\n"
@@ -830,7 +855,9 @@ def run_seed(seed: int, stages: bool) -> tuple[int, Outcome]:
         program = generate(seed, WEIGHTS)
     except Exception as e:  # a generator bug
         return seed, Outcome("invalid", f"generator: {type(e).__name__}", traceback.format_exc(limit=-3))
-    return seed, check(program, stages=stages)
+    outcome = check(program, stages=stages)
+    outcome.features = program.features
+    return seed, outcome
 
 
 def _run_task(task: tuple[int, bool]) -> tuple[int, Outcome]:
@@ -917,6 +944,22 @@ def summary(results: dict[int, Outcome], max_seeds: int | None = 8) -> str:
     return "\n".join(lines)
 
 
+def feature_counts(results: dict[int, Outcome], prefixes: tuple[str, ...] = ("",)) -> str:
+    """For each generator feature (those starting with one of prefixes): the programs having it,
+    and how many of them were not `ok`, by class."""
+    having: dict[str, Counter] = defaultdict(Counter)
+    for o in results.values():
+        for name in o.features:
+            if name.startswith(prefixes):
+                having[name][o.cls] += 1
+    lines = ["features (programs having each; those not ok by class):"]
+    for name in sorted(having):
+        c = having[name]
+        bad = ", ".join(f"{cls} {c[cls]}" for cls in CLASSES[1:] if c[cls])
+        lines.append(f"  {name:28} {sum(c.values()):6}" + (f"  ({bad})" if bad else ""))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=1000, help="number of programs")
@@ -935,6 +978,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--show", choices=CLASSES, action="append", default=[], help="print the programs of this class")
     parser.add_argument("--print", action="store_true", help="print the programs and their outcomes, do not summarize")
+    parser.add_argument(
+        "--features",
+        nargs="*",
+        metavar="PREFIX",
+        help="count the programs having each generator feature (those starting with a PREFIX; all if none)",
+    )
     parser.add_argument(
         "--weight", action="append", default=[], metavar="NAME=W", help="override a generator weight (progen.WEIGHTS)"
     )
@@ -958,6 +1007,8 @@ def main(argv: list[str] | None = None) -> int:
     print(summary(results))
     cpu = sum(o.seconds for o in results.values())
     print(f"\n{elapsed:.1f} s wall, {cpu / max(len(results), 1):.3f} s per program (check time, one process)")
+    if opts.features is not None:
+        print("\n" + feature_counts(results, tuple(opts.features) or ("",)))
     for cls in opts.show:
         print(f"\n==================== {cls} programs")
         for seed in sorted(s for s, o in results.items() if o.cls == cls)[:50]:

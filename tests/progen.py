@@ -4,11 +4,22 @@
 argument values for `f` and the `argnums` to differentiate. Programs are valid *by
 construction*: the generator keeps a typed environment of the variables in scope (Python
 floats, ints, 1-D and 2-D float arrays, int index arrays, lists of floats, dicts of floats
-with str keys, tuples of floats, function values) with, for each, a bound on the magnitude
+with str keys, tuples of floats, function values, records: objects of the module's classes)
+with, for each, a bound on the magnitude
 of the floats it holds, so that every expression is well-typed and every value stays
 bounded (squashed by tanh/sin/atan when a bound grows, `log`/`sqrt` only of `1 + x*x`,
 division only by `1 + x*x`, small loop trip counts, small arrays). `f` returns a finite
 float.
+
+Objects: a program may define classes (made on demand, each once: a `@dataclass`, a
+`namedtuple`, a plain class whose `__init__` computes its attributes, with a method, a
+property, a static method, a class method and `__call__`, and a subclass of it inheriting
+and overriding methods), make records of them in `f` and its helpers, pass them to helpers
+and get them back, take a namedtuple or dataclass argument (differentiated: `RecordArg`,
+made when the module is loaded, `bind_args`) and read a module-level instance (data). Every
+attribute of every record is bounded by `ATTR`, so a helper can read `p.a` and `p.b` of a
+record of any class (they all have both). Whether a program uses objects is drawn from a
+stream of its own, so programs without objects are the same as before they existed.
 
 Every construct has a weight in `WEIGHTS` (0 turns it off); `generate(seed, weights)`
 takes overrides. Generation is deterministic in the seed.
@@ -151,6 +162,25 @@ WEIGHTS: dict[str, float] = {
     "fv_closure": 3.0,
     "fv_helper": 1.0,
     "fv_primitive": 1.0,
+    # objects (module-level classes made on demand, records of them); `objects` is the share of
+    # programs using them (0 turns all of this off), the rest only count in those programs
+    "objects": 0.3,
+    "o_dataclass": 1.0,  # class kinds
+    "o_namedtuple": 1.0,
+    "o_plain": 1.5,
+    "o_subclass": 0.7,
+    "s_record": 3.0,  # ob = C(e1, e2) (or reassigned, same class)
+    "s_record_helper": 0.7,  # ob = mk(e1, e2) or ob = step(ob, e): a helper returning a record
+    "e_attr": 2.0,  # ob.a (a namedtuple: sometimes ob[0])
+    "e_method": 2.0,  # ob.total(e), ob.sq(e) (static), ob.scale(e) (class method), inherited ones
+    "e_prop": 1.0,  # ob.prop
+    "e_obj_call": 1.2,  # ob(e): __call__
+    "e_record_helper": 0.8,  # use(ob, e): a helper reading a record's attributes
+    "e_outside_obj": 1.0,  # O0.a, O0.total(e), O0.prop: a module-level instance (data)
+    "outside_obj": 0.4,  # the share of object programs with a module-level instance
+    "outside_callable": 0.0,  # ... that may be of a class with __call__ (rejected by chadpy: report)
+    "loop_record": 0.15,  # the share of loops (in object programs) carrying a record
+    "p_record": 1.0,  # f takes a namedtuple or dataclass (among p_*, in object programs)
     # parameters of f
     "p_float": 4.0,
     "p_array": 2.0,
@@ -166,7 +196,8 @@ WEIGHTS: dict[str, float] = {
 }
 
 FLOAT, INT, ARR, IARR, LIST, DICT, TUPLE, FN, STR = "float", "int", "arr", "iarr", "list", "dict", "tuple", "fn", "str"
-DIFFERENTIABLE = (FLOAT, ARR, LIST, DICT, TUPLE)
+REC = "rec"  # an object of one of the program's classes (`Ty.cls`)
+DIFFERENTIABLE = (FLOAT, ARR, LIST, DICT, TUPLE, REC)
 
 LIMIT = 6.0  # stored floats are squashed beyond this magnitude
 ARG_BOUND = 1.5  # |argument floats| <= this
@@ -175,6 +206,8 @@ FN_OUT = 3.0  # ... and return |result| <= FN_OUT
 MAX_DEPTH = 2  # nesting of compound statements
 KEYS = ("a", "b", "c", "w", "bias")
 CONSTS = ("0.5", "-0.75", "1.25", "2.0", "0.1", "-1.5", "0.3", "0.9")
+CTOR_IN = 2.0  # |constructor arguments| <= this ...
+ATTR = 3.0  # ... so that every attribute of every record is <= this
 
 
 @dataclass(frozen=True)
@@ -196,10 +229,34 @@ class Program:
         return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class RecordArg:
+    """An argument of f that is an object of a class the program defines (a namedtuple or a
+    dataclass): made by `build` from the loaded module's namespace."""
+
+    cls: str
+    fields: tuple[tuple[str, float], ...]
+
+    def build(self, namespace: dict) -> object:
+        return namespace[self.cls](**dict(self.fields))
+
+    def __repr__(self) -> str:
+        return f"{self.cls}({', '.join(f'{k}={v!r}' for k, v in self.fields)})"
+
+
+def bind_args(args: tuple, namespace: dict) -> tuple:
+    """The arguments with each `RecordArg` made an object of the module's class (namespace: the
+    loaded module's, `f.__globals__`)."""
+    return tuple(a.build(namespace) if isinstance(a, RecordArg) else a for a in args)
+
+
 def literal(value: object) -> str:
-    """Python source that rebuilds an argument value (arrays as `np.array(...)`)."""
+    """Python source that rebuilds an argument value (arrays as `np.array(...)`, a record as
+    `C(a=..., b=...)`)."""
     if isinstance(value, np.ndarray):
         return f"np.array({value.tolist()!r})"
+    if isinstance(value, RecordArg):
+        return repr(value)
     if isinstance(value, tuple):
         inner = ", ".join(literal(v) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
@@ -225,6 +282,7 @@ class Ty:
     keys: tuple[str, ...] = ()  # DICT: its keys; STR: the keys it may be
     lo: int = 0  # INT: the smallest value
     fresh: bool = True  # ARR: owns its memory (not a view of another array): `+=` is safe
+    cls: str = ""  # REC: its class
 
 
 @dataclass
@@ -280,7 +338,7 @@ class Ctx:
     loop: Loop | None = None
     loop_depth: int = -1  # depth of the innermost loop body
     in_def: bool = False  # inside a helper or nested def (no further closures/helpers)
-    ret: str = "result"  # what a `return` returns: "result" (f), "bounded" (a float function), "pair"
+    ret: str = "result"  # what a `return` returns: "result" (f), "bounded" (a float function), "pair", "record:C"
 
     def inner(self, **changes) -> Ctx:
         return _replace(self, indent=self.indent + "    ", depth=self.depth + 1, **changes)
@@ -296,6 +354,24 @@ class Helper:
     name: str
     kind: str
     bound: float = FN_OUT
+    cls: str = ""  # h_record_make, h_record_step: the class of the record returned
+
+
+@dataclass
+class ClassInfo:
+    """A module-level class: its kind (`o_*` weight) and what its objects offer. Every
+    attribute is bounded by ATTR, methods take one float |t| <= FN_IN, and methods,
+    properties and `__call__` return floats bounded by FN_OUT."""
+
+    name: str
+    kind: str
+    params: tuple[str, ...]  # constructor parameters; those after `required` have defaults
+    required: int
+    fields: tuple[str, ...]  # its objects' attributes (namedtuple: in order)
+    methods: tuple[str, ...] = ()  # ob.m(t): methods, static methods, class methods
+    props: tuple[str, ...] = ()
+    callable: bool = False  # ob(t)
+    inherited: tuple[str, ...] = ()  # o_subclass: members its base defines (and `__call__`)
 
 
 # ====================================================================== the generator
@@ -322,6 +398,13 @@ class _Gen:
         self.reads: list[set[str]] = []  # stacks of names read, for closures' captured variables
         self.uses_functools = False
         self.in_def = False  # generating a helper's or nested def's body
+        # objects: whether this program uses them is drawn from a stream of its own
+        self.objects = random.Random(seed * 104729 + 7).random() < weights["objects"]
+        self.classes: list[ClassInfo] = []
+        self.class_lines: list[list[str]] = []
+        self.outside: list[tuple[str, ClassInfo, str]] = []  # module-level instances: name, class, arguments
+        self.in_class = False  # generating a class's body (no records made there)
+        self.imports: set[str] = set()  # "dataclass", "namedtuple"
 
     # ------------------------------------------------------------------ utilities
 
@@ -417,6 +500,16 @@ class _Gen:
             opts["e_dict_sum"] = w["e_dict_sum"]
         if env.names(TUPLE):
             opts["e_tuple_index"] = w["e_tuple_index"]
+        if env.names(REC):
+            opts["e_attr"] = w["e_attr"]
+            if not deep:
+                for k, offers in (("e_method", "methods"), ("e_prop", "props"), ("e_obj_call", "callable")):
+                    if self.records(env, lambda c, offers=offers: bool(getattr(c, offers))):
+                        opts[k] = w[k]
+                if not self.in_def:
+                    opts["e_record_helper"] = w["e_record_helper"]
+        if self.outside and not deep and not self.in_class:
+            opts["e_outside_obj"] = w["e_outside_obj"]
         if not deep:
             for k in ("e_neg", "e_binop", "e_div", "e_pow_int", "e_pow_float", "e_math", "e_hypot", "e_abs"):
                 opts[k] = w[k]
@@ -668,6 +761,75 @@ class _Gen:
         name = self.pick(env.names(TUPLE))
         t = env.vars[name]
         return f"{name}[{self.rng.randrange(-t.length, t.length)}]", t.bound
+
+    # -- objects
+
+    def records(self, env: Env, pred: Callable[[ClassInfo], bool] | None = None) -> list[str]:
+        """The records in scope whose class satisfies pred."""
+        return [n for n in env.names(REC) if pred is None or pred(self.class_info(env.vars[n].cls))]
+
+    def class_info(self, name: str) -> ClassInfo:
+        return next(c for c in self.classes if c.name == name)
+
+    def e_attr(self, env: Env, depth: int) -> E:
+        """ob.a, or ob[k] of a namedtuple."""
+        name = self.pick(env.names(REC))
+        c = self.class_info(env.vars[name].cls)
+        k = self.rng.randrange(len(c.fields))
+        self.feature("obj_attr")
+        if c.kind == "o_namedtuple" and self.rng.random() < 0.25:
+            self.feature("namedtuple_index")
+            return f"{name}[{k}]", ATTR
+        return f"{name}.{c.fields[k]}", ATTR
+
+    def member_call(self, obj: str, c: ClassInfo, env: Env, depth: int, forms: tuple[str, ...]) -> E:
+        """A method call, a property read or a call of obj (one of forms its class offers)."""
+        form = self.rng.choice([f for f in forms if getattr(c, f)])
+        if form == "props":
+            self.feature("obj_property")
+            if "prop" in c.inherited:
+                self.feature("obj_inherited_method")
+            return f"{obj}.{self.rng.choice(c.props)}", FN_OUT
+        a = self.arg(env, depth)
+        if form == "callable":
+            self.feature("obj_call")
+            if "__call__" in c.inherited:
+                self.feature("obj_inherited_method")
+            return f"{obj}({a[0]})", FN_OUT
+        m = self.rng.choice(c.methods)
+        self.feature({"sq": "obj_staticmethod", "scale": "obj_classmethod"}.get(m, "obj_method"))
+        if m in c.inherited:
+            self.feature("obj_inherited_method")
+        return f"{obj}.{m}({a[0]})", FN_OUT
+
+    def e_method(self, env: Env, depth: int) -> E:
+        name = self.pick(self.records(env, lambda c: bool(c.methods)))
+        return self.member_call(name, self.class_info(env.vars[name].cls), env, depth, ("methods",))
+
+    def e_prop(self, env: Env, depth: int) -> E:
+        name = self.pick(self.records(env, lambda c: bool(c.props)))
+        return self.member_call(name, self.class_info(env.vars[name].cls), env, depth, ("props",))
+
+    def e_obj_call(self, env: Env, depth: int) -> E:
+        name = self.pick(self.records(env, lambda c: c.callable))
+        return self.member_call(name, self.class_info(env.vars[name].cls), env, depth, ("callable",))
+
+    def e_record_helper(self, env: Env, depth: int) -> E:
+        """use(ob, e): a helper reading the attributes a and b of a record of any class."""
+        h = self.helper("h_record_use")
+        name = self.pick(env.names(REC))
+        a = self.arg(env, depth)
+        self.feature("record_to_helper")
+        return f"{h.name}({name}, {a[0]})", h.bound
+
+    def e_outside_obj(self, env: Env, depth: int) -> E:
+        """An attribute, a method, a property of a module-level instance: data, read when the
+        derivative runs."""
+        name, c, _ = self.rng.choice(self.outside)
+        self.feature("outside_obj")
+        if self.rng.random() < 0.4 or not (c.methods or c.props or c.callable):
+            return f"{name}.{self.rng.choice(c.fields)}", ATTR
+        return self.member_call(name, c, env, depth, ("methods", "props", "callable"))
 
     def arg(self, env: Env, depth: int, limit: float = FN_IN) -> E:
         return self.squash(self.fexpr(env, depth + 1), limit)
@@ -1206,9 +1368,9 @@ class _Gen:
         existing = [h for h in self.helpers if h.kind == kind]
         if existing and self.rng.random() < 0.7:
             return self.rng.choice(existing)
-        name = self.fresh(
-            {"h_rec": "rec", "h_integrate": "integrate", "h_apply": "apply", "h_iterate": "iterate"}.get(kind, "h")
-        )
+        prefixes = {"h_rec": "rec", "h_integrate": "integrate", "h_apply": "apply", "h_iterate": "iterate"}
+        prefixes |= {"h_record_use": "use", "h_record_make": "mk", "h_record_step": "step"}
+        name = self.fresh(prefixes.get(kind, "h"))
         saved = (self.lines, self.budget, self.reads, self.in_def)
         self.lines, self.reads, self.in_def = [], [], True
         ctx = Ctx(indent="    ", depth=0, in_def=True, ret="pair" if kind == "h_pair" else "bounded")
@@ -1273,6 +1435,8 @@ class _Gen:
         elif kind == "h_model":
             self.emit(Ctx("", 0), f"def {name}(p, t):")
             self.emit(ctx, "return p['a'] * t + p['b']")
+        elif kind in ("h_record_use", "h_record_make", "h_record_step"):
+            self.record_helper(h, ctx)
         else:
             raise ValueError(kind)
         self.helper_lines.append(self.lines)
@@ -1280,6 +1444,195 @@ class _Gen:
         self.lines, self.budget, self.reads, self.in_def = saved
         self.feature(kind)
         return h
+
+    # ------------------------------------------------------------------ classes (module-level, made on demand)
+
+    def some_class(
+        self, kinds: tuple[str, ...] = ("o_dataclass", "o_namedtuple", "o_plain", "o_subclass")
+    ) -> ClassInfo:
+        """A class of one of these kinds: an existing one or a new one."""
+        existing = [c for c in self.classes if c.kind in kinds]
+        if existing and self.rng.random() < 0.7:
+            return self.rng.choice(existing)
+        kind = self.choose({k: self.w[k] for k in kinds})
+        saved = (self.lines, self.budget, self.reads, self.in_def, self.in_class)
+        self.lines, self.reads, self.in_def, self.in_class = [], [], True, True
+        name = self.fresh({"o_dataclass": "Rec", "o_namedtuple": "Pt", "o_plain": "Box", "o_subclass": "Sub"}[kind])
+        c = getattr(self, kind)(name)
+        self.class_lines.append(self.lines)
+        self.classes.append(c)
+        self.lines, self.budget, self.reads, self.in_def, self.in_class = saved
+        self.feature(kind)
+        return c
+
+    def member_env(self, attrs: tuple[str, ...], param: str | None = "t") -> Env:
+        """The variables of a method's body: its object's attributes (read-only) and its parameter."""
+        env = Env()
+        for a in attrs:
+            env.add(a, Ty(FLOAT, ATTR))
+        env.assignable = set()
+        if param:
+            env.add(param, Ty(FLOAT, FN_IN))
+        return env
+
+    def member(self, ctx: Ctx, env: Env, statements: bool = True, extra: E | None = None) -> None:
+        """`return e` (maybe after a few statements): a float bounded by FN_OUT over env (plus extra)."""
+        if statements and self.rng.random() < 0.3:
+            self.budget = self.rng.randint(1, 2)
+            self.block(env, ctx, self.budget)
+        e = self.fexpr(env, 0)
+        if extra is not None:
+            e = (f"{e[0]} + {extra[0]}", e[1] + extra[1])
+        self.emit(ctx, f"return {self.squash(e, FN_OUT)[0]}")
+
+    def method(self, ctx: Ctx, header: str, attrs: tuple[str, ...], extra: E | None = None) -> None:
+        """`def name(self, t):` computing from the attributes and t."""
+        self.emit(ctx, header)
+        self.member(self.body_ctx(), self.member_env(attrs), extra=extra)
+
+    def body_ctx(self) -> Ctx:
+        """Where a method's statements go (compound statements allowed, as in a helper)."""
+        return Ctx("        ", 0, in_def=True, ret="bounded")
+
+    def o_dataclass(self, name: str) -> ClassInfo:
+        """@dataclass with float fields (sometimes frozen, sometimes a default), maybe a method."""
+        self.imports.add("dataclass")
+        top, body = Ctx("", 0), Ctx("    ", 1)
+        frozen = self.rng.random() < 0.2
+        self.emit(top, "@dataclass(frozen=True)" if frozen else "@dataclass")
+        self.emit(top, f"class {name}:")
+        fields = ("a", "b", "c") if self.rng.random() < 0.4 else ("a", "b")
+        self.emit(body, "a: float")
+        self.emit(body, "b: float")
+        if len(fields) == 3:
+            self.emit(body, f"c: float = {self.const()[0]}")
+            self.feature("dataclass_default")
+        if frozen:
+            self.feature("dataclass_frozen")
+        methods: tuple[str, ...] = ()
+        if self.rng.random() < 0.5:
+            self.method(body, "def scaled(self, t):", tuple(f"self.{f}" for f in fields))
+            methods = ("scaled",)
+        return ClassInfo(name, "o_dataclass", fields, 2, fields, methods)
+
+    def o_namedtuple(self, name: str) -> ClassInfo:
+        """Pt = namedtuple('Pt', ...), sometimes with a default."""
+        self.imports.add("namedtuple")
+        if self.rng.random() < 0.3:
+            self.emit(Ctx("", 0), f"{name} = namedtuple({name!r}, 'a b c', defaults=({self.const()[0]},))")
+            self.feature("namedtuple_default")
+            return ClassInfo(name, "o_namedtuple", ("a", "b", "c"), 2, ("a", "b", "c"))
+        self.emit(Ctx("", 0), f"{name} = namedtuple({name!r}, ['a', 'b'])")
+        return ClassInfo(name, "o_namedtuple", ("a", "b"), 2, ("a", "b"))
+
+    def o_plain(self, name: str) -> ClassInfo:
+        """A class whose `__init__(self, a, b)` computes the attributes a, b, c (sometimes in an
+        `if`, sometimes `self.a += ...`), with a method `total` (calling the static method `sq`),
+        a property `prop`, sometimes a class method `scale` (of a class attribute) and `__call__`."""
+        top, body = Ctx("", 0), Ctx("    ", 1)
+        init = Ctx("        ", 2, in_def=True)
+        self.emit(top, f"class {name}:")
+        K = self.rng.random() < 0.3
+        if K:
+            self.emit(body, f"K = {self.const()[0]}")
+        self.emit(body, "def __init__(self, a, b):")
+        env = Env()
+        env.add("a", Ty(FLOAT, CTOR_IN))
+        env.add("b", Ty(FLOAT, CTOR_IN))
+        env.assignable = set()
+        aug = self.rng.random() < 0.4
+        limit = ATTR - 1.0 if aug else ATTR
+        a = ("a", CTOR_IN) if self.rng.random() < 0.5 else self.squash(self.fexpr(env, 1), limit)
+        self.emit(init, f"self.a = {a[0]}")
+        env.add("self.a", Ty(FLOAT, ATTR))
+        if self.rng.random() < 0.4:
+            self.emit(init, f"if {self.cond(env)}:")
+            self.emit(init.inner(), f"self.c = {self.squash(self.fexpr(env, 1), ATTR)[0]}")
+            self.emit(init, "else:")
+            self.emit(init.inner(), f"self.c = {self.squash(self.fexpr(env, 1), ATTR)[0]}")
+            self.feature("init_if")
+        else:
+            self.emit(init, f"self.c = {self.squash(self.fexpr(env, 1), ATTR)[0]}")
+        b = self.rng.choice([("b", CTOR_IN), ("math.tanh(b)", 1.0), self.squash(self.fexpr(env, 1), ATTR)])
+        self.emit(init, f"self.b = {b[0]}")
+        if aug:
+            self.emit(init, f"self.a {self.rng.choice(['+=', '-='])} {self.squash(self.fexpr(env, 1), 1.0)[0]}")
+            self.feature("init_augassign")
+        attrs = ("self.a", "self.b", "self.c")
+        sq = self.squash(self.fexpr(self.member_env(attrs), 2), FN_IN)
+        self.method(body, "def total(self, t):", attrs, extra=(f"self.sq({sq[0]})", FN_OUT))
+        self.emit(body, "@property")
+        self.emit(body, "def prop(self):")
+        self.member(self.body_ctx(), self.member_env(attrs, None), statements=False)
+        self.emit(body, "@staticmethod")
+        self.emit(body, "def sq(t):")
+        self.member(self.body_ctx(), self.member_env(()))
+        methods = ("total", "sq")
+        if K:
+            self.emit(body, "@classmethod")
+            self.emit(body, "def scale(cls, t):")
+            self.emit(Ctx("        ", 2), "return cls.K * math.tanh(t)")
+            methods += ("scale",)
+        call = self.rng.random() < 0.6
+        if call:
+            x = self.squash(self.fexpr(self.member_env(attrs), 1), FN_IN)
+            self.method(body, "def __call__(self, t):", attrs + ("self.prop",), extra=(f"self.total({x[0]})", FN_OUT))
+        return ClassInfo(name, "o_plain", ("a", "b"), 2, ("a", "b", "c"), methods, ("prop",), call)
+
+    def o_subclass(self, name: str) -> ClassInfo:
+        """A subclass of a plain class: inherits `__init__`, `sq`, `prop`, `__call__`, and either
+        overrides `total` (which the inherited `__call__` then calls) or adds `twice`, calling the
+        inherited `total`."""
+        base = self.some_class(("o_plain",))
+        body = Ctx("    ", 1)
+        self.emit(Ctx("", 0), f"class {name}({base.name}):")
+        attrs = ("self.a", "self.b", "self.c")
+        inherited = tuple(m for m in base.methods if m != "total") + ("prop", "__call__")
+        if self.rng.random() < 0.5:
+            self.method(body, "def total(self, t):", attrs)
+            methods = base.methods
+            self.feature("obj_override")
+        else:
+            self.method(body, "def twice(self, t):", attrs, extra=("self.total(t) * 0.5", FN_OUT * 0.5))
+            methods = base.methods + ("twice",)
+            inherited += ("total",)
+        return ClassInfo(name, "o_subclass", base.params, 2, base.fields, methods, base.props, base.callable, inherited)
+
+    def construct(self, env: Env, c: ClassInfo) -> str:
+        """C(e1, e2) (a dataclass: sometimes by keyword; a default: sometimes given)."""
+        n = len(c.params) if len(c.params) > c.required and self.rng.random() < 0.4 else c.required
+        args = [self.squash(self.fexpr(env, 1), CTOR_IN)[0] for _ in range(n)]
+        if c.kind in ("o_dataclass", "o_namedtuple") and self.rng.random() < 0.3:
+            order = list(range(n))
+            self.rng.shuffle(order)
+            self.feature("obj_keyword_construct")
+            return f"{c.name}({', '.join(f'{c.params[k]}={args[k]}' for k in order)})"
+        return f"{c.name}({', '.join(args)})"
+
+    def record_helper(self, h: Helper, ctx: Ctx) -> None:
+        """use(p, t) reads a record's attributes a and b (any class); mk(t, s) and step(p, t)
+        return a record of a class (h.cls)."""
+        env = Env()
+        if h.kind == "h_record_make":
+            self.emit(Ctx("", 0), f"def {h.name}(t, s):")
+            env.add("t", Ty(FLOAT, FN_IN))
+            env.add("s", Ty(FLOAT, FN_IN))
+        else:
+            self.emit(Ctx("", 0), f"def {h.name}(p, t):")
+            env = self.member_env(("p.a", "p.b"))
+        c = self.some_class() if h.kind != "h_record_use" else None
+        if c is not None:
+            h.cls = c.name
+            ctx = _replace(ctx, ret="record:" + c.name)  # an early return returns a record too
+        if self.rng.random() < 0.5:
+            self.budget = self.rng.randint(1, 3)
+            self.block(env, ctx, self.budget)
+        if c is None:
+            r = self.squash(self.fexpr(env, 0), FN_OUT)
+            self.emit(ctx, f"return {r[0]}")
+            h.bound = r[1]
+            return
+        self.emit(ctx, f"return {self.construct(env, c)}")
 
     # ------------------------------------------------------------------ statements
 
@@ -1305,6 +1658,10 @@ class _Gen:
         opts["s_array"] = w["s_array"]
         if env.reassignable(ARR, lambda t: t.fresh):
             opts["s_array_augassign"] = w["s_array_augassign"]
+        if self.objects and not self.in_class:
+            opts["s_record"] = w["s_record"]
+            if not ctx.in_def and not self.in_def:
+                opts["s_record_helper"] = w["s_record_helper"]
         if not ctx.in_def:
             opts["s_pair_call"] = w["s_pair_call"]
             opts["s_closure"] = w["s_closure"]
@@ -1645,6 +2002,13 @@ class _Gen:
             env.add(ys, Ty(LIST, 0.0, length=0, maxlen=0))
             appends.add(ys)
             env.locked.add(ys)
+        if self.objects and self.rng.random() < self.w["loop_record"]:
+            c = self.some_class()
+            acc = self.fresh("ob")
+            self.emit(ctx, f"{acc} = {self.construct(env, c)}")
+            env.add(acc, Ty(REC, cls=c.name))
+            carried[acc] = 2
+            self.feature("loop_carried_record")
         if self.rng.random() < 0.2:
             shape = self.rng.choice([(3,), (2,), (3, 2)])
             acc = self.fresh("arr")
@@ -1700,6 +2064,14 @@ class _Gen:
                 self.emit(ctx, f"{name} += {e[0]}")
             else:
                 self.emit(ctx, f"{name} = np.tanh({name} * {self.const()[0]} + {e[0]})")
+            return
+        if t.kind == REC:  # a new record of the class, from the previous one's attributes
+            c = self.class_info(t.cls)
+            args = []
+            for k in range(c.required):
+                e = self.squash(self.fexpr(env, 1), 2.0)
+                args.append(self.squash((f"{name}.{c.fields[k]} * 0.5 + {e[0]}", ATTR * 0.5 + e[1]), CTOR_IN)[0])
+            self.emit(ctx, f"{name} = {c.name}({', '.join(args)})")
             return
         form = self.rng.randrange(6)
         e = self.squash(self.fexpr(env, 0), 2.0)
@@ -1795,6 +2167,38 @@ class _Gen:
         if b > LIMIT:
             self.emit(ctx, f"{s} = math.tanh({s})")
             env.vars[s] = Ty(FLOAT, 1.0)
+
+    # -- records
+
+    def s_record(self, env: Env, ctx: Ctx) -> None:
+        """ob = C(e1, e2): a new record, or a record variable rebound to another of its class."""
+        again = env.reassignable(REC)
+        if again and self.rng.random() < 0.25:
+            name = self.pick(again)
+            c = self.class_info(env.vars[name].cls)
+            self.feature("record_rebind")
+        else:
+            name, c = self.fresh("ob"), self.some_class()
+        self.emit(ctx, f"{name} = {self.construct(env, c)}")
+        env.add(name, Ty(REC, cls=c.name))
+        self.feature("obj_construct")
+
+    def s_record_helper(self, env: Env, ctx: Ctx) -> None:
+        """ob = mk(e1, e2), or ob = step(ob, e): a record made by a helper."""
+        kinds = {"h_record_make": 1.0}
+        if env.names(REC):
+            kinds["h_record_step"] = 1.0
+        h = self.helper(self.choose(kinds))
+        a, b = self.arg(env, 0), self.arg(env, 0)
+        code = (
+            f"{h.name}({a[0]}, {b[0]})"
+            if h.kind == "h_record_make"
+            else f"{h.name}({self.pick(env.names(REC))}, {a[0]})"
+        )
+        name = self.fresh("ob")
+        self.emit(ctx, f"{name} = {code}")
+        env.add(name, Ty(REC, cls=h.cls))
+        self.feature("record_from_helper")
 
     # -- lists, dicts, arrays
 
@@ -1932,12 +2336,14 @@ class _Gen:
             return f"({a[0]}, {b[0]})"
         if ctx.ret == "bounded":
             return self.squash(self.fexpr(env), FN_OUT)[0]
+        if ctx.ret.startswith("record:"):
+            return self.construct(env, self.class_info(ctx.ret.removeprefix("record:")))
         return self.result(env)
 
     def result(self, env: Env) -> str:
         """A float combining some live variables (recent ones more likely)."""
         candidates = [
-            n for n in env.order if env.vars[n].kind in (FLOAT, ARR, LIST, DICT, TUPLE) and n not in env.locked
+            n for n in env.order if env.vars[n].kind in (FLOAT, ARR, LIST, DICT, TUPLE, REC) and n not in env.locked
         ]
         recent = candidates[-6:]
         k = min(len(recent), self.rng.randint(1, 4))
@@ -1960,6 +2366,8 @@ class _Gen:
                 terms.append(f"sum({name}) * {c}")
             elif t.kind == DICT:
                 terms.append(f"{name}[{self.rng.choice(t.keys)!r}] * {c}")
+            elif t.kind == REC:
+                terms.append(f"{name}.{self.rng.choice(self.class_info(t.cls).fields)} * {c}")
             else:
                 terms.append(f"{name}[0] * {c}")
         if not terms:
@@ -1971,13 +2379,13 @@ class _Gen:
     def params(self) -> tuple[list[str], list[Ty], list[object]]:
         w = self.w
         n = self.rng.choice([1, 2, 2, 3, 3, 4])
-        kinds = [
-            self.choose(
-                {k: w[k] for k in ("p_float", "p_array", "p_matrix", "p_list", "p_dict", "p_tuple", "p_int", "p_index")}
-            )
-            for _ in range(n)
-        ]
-        if not any(k in ("p_float", "p_array", "p_matrix", "p_list", "p_dict", "p_tuple") for k in kinds):
+        choices = {
+            k: w[k] for k in ("p_float", "p_array", "p_matrix", "p_list", "p_dict", "p_tuple", "p_int", "p_index")
+        }
+        if self.objects:
+            choices["p_record"] = w["p_record"]
+        kinds = [self.choose(choices) for _ in range(n)]
+        if not any(k in ("p_float", "p_array", "p_matrix", "p_list", "p_dict", "p_tuple", "p_record") for k in kinds):
             kinds.insert(0, "p_float")
         names, tys, values = [], [], []
         rng = self.np_rng
@@ -2010,6 +2418,13 @@ class _Gen:
                 names.append(self.fresh("p"))
                 tys.append(Ty(TUPLE, ARG_BOUND, length=n))
                 values.append(tuple(float(v) for v in rng.uniform(-ARG_BOUND, ARG_BOUND, n)))
+            elif k == "p_record":
+                c = self.some_class(("o_namedtuple", "o_dataclass"))
+                names.append(self.fresh("pr"))
+                tys.append(Ty(REC, cls=c.name))
+                fields = tuple((f, float(rng.uniform(-ARG_BOUND, ARG_BOUND))) for f in c.params)
+                values.append(RecordArg(c.name, fields))
+                self.feature("record_arg")
             elif k == "p_int":
                 v = self.rng.randint(2, 4)
                 names.append(self.fresh("n"))
@@ -2034,6 +2449,12 @@ class _Gen:
                     self.data_rng.choice([0.5, -1.0, 1.25, 0.2, -0.75]) for _ in range(self.data_rng.randint(1, 4))
                 ]
                 self.data.append((f"D{k}", kind, values))
+        if self.objects and self.rng.random() < self.w["outside_obj"]:
+            c = self.some_class()
+            if c.callable and self.rng.random() >= self.w["outside_callable"]:
+                c = self.some_class(("o_dataclass", "o_namedtuple"))
+            args = ", ".join(self.rng.choice(CONSTS[:4] + ("-0.25", "1.5")) for _ in range(c.required))
+            self.outside.append((f"O{len(self.outside)}", c, args))
         names, tys, values = self.params()
         env = Env()
         for n, t in zip(names, tys):
@@ -2054,12 +2475,14 @@ class _Gen:
         return Program(self.seed, self.module(), tuple(values), argnums, tuple(sorted(self.features)))
 
     def module(self) -> str:
-        head = (
-            "import functools\nimport math\n\nimport numpy as np\n"
-            if self.uses_functools
-            else "import math\n\nimport numpy as np\n"
-        )
-        parts = [head]
+        head = ["import functools"] if self.uses_functools else []
+        head.append("import math")
+        head += [
+            f"from {m} import {n}"
+            for m, n in (("collections", "namedtuple"), ("dataclasses", "dataclass"))
+            if n in self.imports
+        ]
+        parts = ["\n".join(head) + "\n\nimport numpy as np\n"]
         if self.consts:
             parts.append("\n".join(f"{n} = {v!r}" for n, v in self.consts) + "\n")
         if self.data:
@@ -2067,6 +2490,10 @@ class _Gen:
             parts.append(
                 "\n".join(f"{n} = {spelled[k].format(v if k != 'tuple' else tuple(v))}" for n, k, v in self.data) + "\n"
             )
+        for lines in self.class_lines:
+            parts.append("\n" + normalize("\n".join(lines)))
+        if self.outside:
+            parts.append("\n" + "\n".join(f"{n} = {c.name}({args})" for n, c, args in self.outside) + "\n")
         for lines in self.helper_lines:
             parts.append("\n" + normalize("\n".join(lines)))
         if self.partials:
@@ -2077,12 +2504,14 @@ class _Gen:
 
 def normalize(source: str) -> str:
     """The source as `ast.unparse` prints it (redundant parentheses dropped), with two blank
-    lines around top-level functions."""
+    lines around top-level functions and classes."""
     tree = ast.parse(source)
     parts = []
     for k, node in enumerate(tree.body):
         if k:
-            separate = isinstance(node, ast.FunctionDef) or isinstance(tree.body[k - 1], ast.FunctionDef)
+            separate = isinstance(node, (ast.FunctionDef, ast.ClassDef)) or isinstance(
+                tree.body[k - 1], (ast.FunctionDef, ast.ClassDef)
+            )
             parts.append("\n\n\n" if separate else "\n")
         parts.append(ast.unparse(node))
     return "".join(parts) + "\n"

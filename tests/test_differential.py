@@ -89,7 +89,8 @@ def test_generated_programs_are_valid_python_that_runs():
         ast.parse(program.source)
         nums = (program.argnums,) if isinstance(program.argnums, int) else program.argnums
         assert nums and all(0 <= i < len(program.args) for i in nums)
-        value = D.load(program.source)(*program.args)
+        f = D.load(program.source)
+        value = f(*progen.bind_args(program.args, f.__globals__))
         assert isinstance(value, (float, np.floating)) and math.isfinite(value), (seed, value)
 
 
@@ -103,7 +104,8 @@ def test_weights_turn_constructs_off():
     nothing = {k: 0.0 for k in progen.WEIGHTS}  # every choice falls back to its first option
     for seed in range(5):
         program = progen.generate(seed, nothing)
-        assert math.isfinite(D.load(program.source)(*program.args))
+        f = D.load(program.source)
+        assert math.isfinite(f(*progen.bind_args(program.args, f.__globals__)))
 
 
 def test_check_ok():
