@@ -242,7 +242,9 @@ class _Infer:
             return self.call(e, e.fn, tuple(self.atom(a) for a in e.args))
         if isinstance(e, ir.MethodCall):
             receiver = self.atom(e.receiver)
-            return BOTTOM if receiver is BOTTOM else self.resolved(e, objects.method_call(e, receiver))
+            if receiver is BOTTOM or receiver == NONE and not self.strict:
+                return BOTTOM  # not known yet (None: perhaps only so far, an optional value)
+            return self.resolved(e, objects.method_call(e, receiver))
         if isinstance(e, ir.MakeRecord):
             values = tuple(self.atom(a) for a in e.values)
             if is_namedtuple(e.cls):
@@ -348,7 +350,7 @@ class _Infer:
     def read(self, e: ir.Read) -> VType:
         base = self.atom(e.base)
         if isinstance(e, ir.Field):
-            if base is BOTTOM:
+            if base is BOTTOM or base == NONE and not self.strict:
                 return BOTTOM
             getter = objects.property_call(e, base)
             return self.resolved(e, getter) if getter is not None else objects.field_type(e, base)
@@ -379,6 +381,8 @@ class _Infer:
             if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
                 raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
             return base.items[k]
+        if base == NONE and not self.strict:
+            return BOTTOM  # perhaps only so far: a value that is None on one path and not known on another
         if base is BOTTOM or base == STR or base == OBJECT:
             return base  # not known yet; a str's characters; data
         raise ChadTypeError(f"cannot index {describe(base)}")

@@ -366,6 +366,8 @@ class Lowerer:
             return resolve.user_call(self, fn, path, node, env, lets)
         if isinstance(fn, type) and constructible(fn):
             return objects.construct(self, fn, path, node, env, lets)
+        if is_record(fn):  # an outside object with `__call__`: a call of that method
+            return self.apply(self.resolver.outside(path, fn, node), node, env, lets)
         return resolve.data_call(self, fn, path, node, env, lets)
 
     def argument(self, node: gast.expr, env: dict, lets: list) -> ir.Atom:

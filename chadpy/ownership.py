@@ -76,6 +76,7 @@ class _Owners:
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
         self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
         self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
+        self.holders: set[str] = set()  # the views that are containers holding the values (a tuple, a record)
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
         # variables whose values a derivative rule may read when the backward pass runs (an argument of an
         # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
@@ -92,7 +93,7 @@ class _Owners:
         fresh = (
             result in end
             and result not in self.escaped
-            and not any(self.referring(p) & {result} for p in self.spec.fn.params)
+            and not any(result in self.referring(p, holding=False) for p in self.spec.fn.params)
         )
         return Summary(retains, fresh)
 
@@ -137,6 +138,8 @@ class _Owners:
                 _consume(a, owned)
                 self.escaped.add(a.name)
             viewed = self.viewed(e, target)
+            if viewed and not self.is_view(e) and not (isinstance(e, ir.Prim) and e.op.aliases):
+                self.holders.add(target)  # a container holding them (not their data)
             for a in viewed:
                 self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
             if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned and not after(viewed[0].name):
@@ -284,13 +287,13 @@ class _Owners:
                     todo.append(earlier)
         return objects
 
-    def referring(self, name: str) -> set[str]:
+    def referring(self, name: str, holding: bool = True) -> set[str]:
         """The variables that refer to the object `name` holds: its names, views of it, containers and
-        closures holding it, and (as the same objects) later names of those."""
+        closures holding it (unless not `holding`), and (as the same objects) later names of those."""
         objects = self.earlier_names(name)
         referring = set(objects)
         while True:
-            more = {v for v, bases in self.views.items() if bases & referring}
+            more = {v for v, bases in self.views.items() if bases & referring and (holding or v not in self.holders)}
             more |= {v for v, earlier in self.same.items() if earlier & referring}
             if more <= referring:
                 return referring

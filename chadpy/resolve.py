@@ -31,6 +31,7 @@ from .errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
 from .expressions import CallX, Obj
 from .kinds import fixed
 from .primitives import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
+from .records import is_record
 from .rules.scalar import BINARY_FOLDS
 from .rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN
 from .runtime import check
@@ -102,7 +103,7 @@ class Resolver:
             return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`), even one with a rule (`float(x)`)
         if isinstance(value, types.FunctionType) or lookup(value) is not None:
             return ir.MakeClosure(value, [])
-        if callable(value):
+        if callable(value) and not is_record(value):  # an object with `__call__` is data, called as a method
             kind = "a function chadpy has no rule for"
             raise self.error(UnsupportedSyntax, f"`{path}` is {kind}; using it as a value is not supported", node)
         return ir.Ref(path, value)
@@ -116,7 +117,7 @@ class Resolver:
             path, value = self.static_path(node, env)
         except ChadError:
             return None
-        if isinstance(value, (types.ModuleType, type)) or callable(value):
+        if isinstance(value, (types.ModuleType, type)) or callable(value) and not is_record(value):
             return None
         return path, value
 

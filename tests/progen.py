@@ -178,7 +178,7 @@ WEIGHTS: dict[str, float] = {
     "e_record_helper": 0.8,  # use(ob, e): a helper reading a record's attributes
     "e_outside_obj": 1.0,  # O0.a, O0.total(e), O0.prop: a module-level instance (data)
     "outside_obj": 0.4,  # the share of object programs with a module-level instance
-    "outside_callable": 0.0,  # ... that may be of a class with __call__ (rejected by chadpy: report)
+    "outside_callable": 0.5,  # ... that may be of a class with __call__
     "loop_record": 0.15,  # the share of loops (in object programs) carrying a record
     "p_record": 1.0,  # f takes a namedtuple or dataclass (among p_*, in object programs)
     # parameters of f

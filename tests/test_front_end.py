@@ -63,8 +63,10 @@ def test_resolve_names_and_module_paths():
         def __call__(self, t):
             return t
 
-    with pytest.raises(UnsupportedSyntax, match="`rule` is a function chadpy has no rule for"):
-        resolver.outside("rule", Rule(), call)
+    rule = Rule()  # an object of a user class with `__call__`: data, called through its method
+    assert resolver.outside("rule", rule, call) == ir.Ref("rule", rule)
+    with pytest.raises(UnsupportedSyntax, match="`vectorized` is a function chadpy has no rule for"):
+        resolver.outside("vectorized", np.vectorize(abs), call)  # a library's callable object
 
 
 # ---------------------------------------------------------------- desugar

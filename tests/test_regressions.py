@@ -688,3 +688,64 @@ def test_a_list_indexed_by_a_slice_in_a_variable_is_a_slice():
     its rule would have made a one-hot cotangent keyed by the slice. f(xs) = xs[1] xs[2]."""
     assert chad.grad(slice_in_a_variable)([1.0, 2.0, 3.0]) == [0.0, 3.0, 2.0]
     assert_grad_matches_fd(slice_in_a_variable, ([1.0, 2.0, 3.0],))
+
+
+class _Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * x * x
+
+    def total(self, x):
+        return self.k + x
+
+
+_SCALER = _Scaler(1.5)
+
+
+def calls_an_outside_callable_object(x):
+    return _SCALER(x) + _SCALER.total(x) * _SCALER.k
+
+
+def test_an_outside_object_with_call_is_data_and_callable():
+    """A module-level object whose class has `__call__` was taken for a function (`callable`), so
+    `O(x)`, `O.total(x)` and `O.k` were all rejected (random programs with outside_callable).
+    f(x) = 1.5 x^2 + 1.5 (1.5 + x): f'(x) = 3 x + 1.5."""
+    assert_grad_matches_fd(calls_an_outside_callable_object, (0.8,))
+
+
+class _Pair:
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+def _make_in_a_loop(t):
+    for _ in range(3):
+        return _Pair(t, 2.0 * t)
+    return _Pair(t, t)
+
+
+def reads_a_record_returned_in_a_loop(x):
+    return _make_in_a_loop(x).b * x
+
+
+def test_a_value_none_only_in_an_early_round_of_inference_is_not_an_error():
+    """A function returning from inside a loop and after it is None-typed in an early round of inference
+    (the loop's return value was not known yet), and reading `.b` of it raised at once instead of waiting
+    for the final round (random programs, objects=1, seeds 27, 401, ...). f(x) = 2 x^2."""
+    assert_grad_matches_fd(reads_a_record_returned_in_a_loop, (0.7,))
+
+
+def updates_an_object_it_made(x):
+    ob = _Pair(x, 2.0)
+    ob.a = ob.a * 3.0
+    return ob.a * ob.b
+
+
+def test_an_object_made_by_a_constructor_is_owned_by_its_caller():
+    """A record built from its arguments counted as referring to them, so the caller did not own the
+    object its constructor returned and `ob.a = ...` was rejected as an update others may see.
+    f(x) = 6 x."""
+    assert_grad_matches_fd(updates_an_object_it_made, (0.7,))
