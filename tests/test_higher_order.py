@@ -776,16 +776,6 @@ def e_late_binding_lambda(x):
     return g(x)
 
 
-def e_late_binding_def(x):
-    scale = x * 2.0
-
-    def g(y):
-        return y * scale
-
-    scale = math.sin(scale)
-    return g(x) + scale
-
-
 def e_late_binding_in_loop(x):
     scale = x
     g = lambda y: y * scale
@@ -816,7 +806,7 @@ def _raises(fn, args, simplify):
     return err, str(err), str(err).split("\n")[0]
 
 
-LATE_BINDING = [e_late_binding_lambda, e_late_binding_def, e_late_binding_in_loop]
+LATE_BINDING = [e_late_binding_lambda, e_late_binding_in_loop]  # a def: test_late_binding.py
 
 
 @pytest.mark.parametrize("fn", LATE_BINDING, ids=[f.__name__ for f in LATE_BINDING])
