@@ -306,9 +306,14 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
         if not isinstance(target, gast.Tuple) or len(target.elts) != (2 if fn is builtins.enumerate else len(seqs)):
             raise lw.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
 
+        # what `for` yields from each sequence, by position: the positions of a list or an array, a dict's keys
+        keys = [lw.let(ir.Prim(POSITIONS, [a]), lets, "positions") for a in seqs]
+
         def parts(k: str, prelude: list) -> list[ir.Atom]:
-            # positions 0..n-1 of each sequence (a dict here fails loudly: it has no position k)
-            items = [lw.let(ir.Index(a, ir.Var(k), natural=True), prelude, "item") for a in seqs]
+            items = []
+            for a, key in zip(seqs, keys):
+                at = lw.let(ir.Index(key, ir.Var(k), natural=True), prelude, "at")
+                items.append(lw.let(ir.Index(a, at, natural=True, of_loop=True), prelude, "item"))
             if fn is builtins.zip:
                 return items
             i = ir.Var(k) if start is None else lw.let(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")

@@ -749,3 +749,18 @@ def test_an_object_made_by_a_constructor_is_owned_by_its_caller():
     object its constructor returned and `ob.a = ...` was rejected as an update others may see.
     f(x) = 6 x."""
     assert_grad_matches_fd(updates_an_object_it_made, (0.7,))
+
+
+def enumerates_and_zips_a_dict(d, xs):
+    s = 0.0
+    for i, k in enumerate(d):
+        s = s + i * d[k]
+    for k, x in zip(d, xs):
+        s = s + d[k] * x
+    return s
+
+
+def test_enumerate_and_zip_of_a_dict_yield_its_keys():
+    """`enumerate(d)` and `zip(d, ...)` read each dict at position k (`d[0]`): a run-time KeyError,
+    not a ChadError. They iterate the dict's keys, as `for k in d` does."""
+    assert_grad_matches_fd(enumerates_and_zips_a_dict, ({"a": 1.0, "b": 2.0}, [3.0, 4.0]), argnums=(0, 1))
