@@ -90,7 +90,7 @@ def registered() -> dict[str, tuple[Primitive, object]]:
         for variant, kind in ((op.for_sequences, "lists"), (op.for_arrays, "arrays")):
             if variant is not None and not any(variant is p for p, _ in found.values()):
                 found[f"{label} on {kind}"] = (variant, write)
-    for module in (rules.numpy, rules.pointwise, rules.scalar, rules.sequences):
+    for module in (rules.numpy, rules.reductions, rules.shape, rules.pointwise, rules.scalar, rules.sequences):
         for value in vars(module).values():
             for op in value.values() if isinstance(value, dict) else [value]:
                 if isinstance(op, Primitive) and not any(op is p for p, _ in found.values()):

@@ -1,7 +1,8 @@
-"""Rules for NumPy: reductions, linear algebra, shape operations, the elementwise
-selections (`np.maximum`, `np.where`, ...), and the constructors and predicates that
-are data. The pointwise functions (`np.sin`, `np.add`, ...) are in `pointwise.py`,
-written once with their `math` flavours.
+"""Rules for NumPy: linear algebra, the elementwise selections (`np.maximum`, `np.where`,
+...), making arrays (`np.array`), and the constructors and predicates that are data; the
+methods and attributes of arrays. The pointwise functions (`np.sin`, `np.add`, ...) are in
+`pointwise.py`, written once with their `math` flavours; reductions in `reductions.py`;
+shape operations in `shape.py`.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`;
 a call binds its arguments by that signature, and any other parameter must be left
@@ -26,19 +27,14 @@ from ..kinds import (
     array_like,
     array_shape,
     clip,
-    concatenate,
     dot,
     elementwise,
     eye,
     filled,
     fixed,
     matmul,
-    mean_rule,
     outer,
     reduction,
-    reshape,
-    same_array,
-    stack,
     where,
 )
 from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
@@ -46,22 +42,11 @@ from ..vtypes import Arr
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
-_REDUCE = ("a", "axis", "keepdims"), (None, False)
-_REDUCES = reduction()
-_REDUCE_SAMPLES = ((_M, None, False), (_M, 1, True), (_M, (0, 1), False))
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
     """A piecewise-constant ufunc (`np.sign`, `np.floor`): zero derivative almost everywhere."""
     return _np(fn, None, ("x",), kind=elementwise("np." + fn.__name__, dtype))
-
-
-def _reduction(fn: Callable, ct: Callable, with_y: bool = False, kind: KindRule = _REDUCES, **more) -> Primitive:
-    if with_y:
-        vjp = lambda d, y, x, axis, keepdims: [call(ct, d, y, x, axis, keepdims)]  # noqa: E731
-    else:
-        vjp = lambda d, y, x, axis, keepdims: [call(ct, d, x, axis, keepdims)]  # noqa: E731
-    return _np(fn, vjp, *_REDUCE, kind=kind, samples=_REDUCE_SAMPLES, **more)
 
 
 def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
@@ -107,22 +92,6 @@ PRIMITIVES.update(
             kind=where,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
-        np.sum: _reduction(np.sum, array_rules.sum_ct),
-        np.mean: _reduction(np.mean, array_rules.mean_ct, kind=mean_rule),
-        np.prod: _reduction(np.prod, array_rules.prod_ct, with_y=True),
-        np.max: _reduction(np.max, array_rules.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, array_rules.extremum_ct, with_y=True),
-        np.amax: _reduction(np.amax, array_rules.extremum_ct, with_y=True),
-        np.amin: _reduction(np.amin, array_rules.extremum_ct, with_y=True),
-        # the 2-norm (Frobenius for matrices); another `ord` is not supported (it must stay None)
-        np.linalg.norm: _np(
-            np.linalg.norm,
-            lambda d, y, x, axis, keepdims: [call(array_rules.norm_ct, d, y, x, axis, keepdims)],
-            ("x", "axis", "keepdims"),
-            (None, False),
-            kind=reduction("f"),
-            samples=_REDUCE_SAMPLES,
-        ),
         np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul, samples=_PRODUCTS),
         np.dot: _np(
             np.dot,
@@ -137,41 +106,6 @@ PRIMITIVES.update(
             ("a", "b"),
             kind=outer,
             samples=_PRODUCTS,
-        ),
-        np.reshape: _np(
-            np.reshape,
-            lambda d, y, x, shape: [call(array_rules.reshape_ct, d, x), None],
-            ("a", "shape"),
-            kind=reshape,
-            aliases="view",
-            samples=((_M, (3, 2)), (_M, -1)),
-        ),
-        np.transpose: _np(
-            np.transpose,
-            lambda d, y, x, axes: [call(array_rules.transpose_ct, d, x, axes), None],
-            ("a", "axes"),
-            (None,),
-            kind=same_array,
-            aliases="view",
-            samples=((_M, None), (REALS.of(2, 3, 4), (2, 0, 1))),
-        ),
-        np.concatenate: _np(
-            np.concatenate,
-            lambda d, y, xs, axis: [call(array_rules.concatenate_ct, d, xs, axis), None],
-            ("arrays", "axis"),
-            (0,),
-            kind=concatenate,
-            containers=True,
-            samples=(([_M, REALS.of(1, 3)], 0), ([_M, _M], 1), ([_M, REALS.of(4)], None)),
-        ),
-        np.stack: _np(
-            np.stack,
-            lambda d, y, xs, axis: [call(array_rules.stack_ct, d, xs, axis), None],
-            ("arrays", "axis"),
-            (0,),
-            kind=stack,
-            containers=True,
-            samples=(([_M, _M], 0), ([REALS.of(3), REALS.of(3)], -1)),
         ),
         np.array: _np(
             np.array,
