@@ -170,6 +170,14 @@ def mean_rule(types: list[VType], consts: list[object]) -> VType:
     return reduction("f")(types, consts)
 
 
+def cumulative(types: list[VType], consts: list[object]) -> VType:
+    """`np.cumsum(x, axis)`, `np.cumprod`: x's rank along an axis, raveled (1-D) without one."""
+    x = as_array(types[0])
+    axis = consts[1] if len(consts) > 1 else None
+    rank = None if axis is UNKNOWN else 1 if axis is None else x.rank
+    return arr(rank, "i" if x.dtype == "b" else x.dtype, True)
+
+
 def sum_builtin(types: list[VType], consts: list[object]) -> VType:
     """`sum(xs[, start])`: the sum of the elements (an array's rows for a 2-D array)."""
     xs = types[0]

@@ -16,6 +16,7 @@ The README's list of supported functions is checked against the registry too.
 from __future__ import annotations
 
 import builtins
+import math
 import os
 import re
 
@@ -144,6 +145,13 @@ def _like(value: object, rng: np.random.Generator) -> object:
     return float(rng.standard_normal())
 
 
+def _literal(value: object) -> str:
+    """A constant argument as source code (`np.inf`, not `inf`)."""
+    if isinstance(value, float) and math.isinf(value):
+        return "np.inf" if value > 0 else "-np.inf"
+    return repr(value)
+
+
 @pytest.mark.parametrize(("op", "write", "sample", "shapes"), list(_cases()))
 def test_rule_matches_finite_differences(op, write, sample, shapes):
     rng = np.random.default_rng(0)
@@ -153,7 +161,7 @@ def test_rule_matches_finite_differences(op, write, sample, shapes):
         if passed:
             params.append(f"x{k}")
             args.append(value)
-        written.append(f"x{k}" if passed else repr(value))
+        written.append(f"x{k}" if passed else _literal(value))
     f = load_function(
         f"import math\n\nimport numpy as np\n\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule"
     )
