@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules
-from ..expressions import BinOp, call
+from .. import array_rules, runtime
+from ..expressions import BinOp, Obj, call
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -32,9 +32,12 @@ from ..kinds import (
     eye,
     filled,
     fixed,
+    full,
+    full_like,
     matmul,
     outer,
     reduction,
+    same_array,
     where,
 )
 from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
@@ -42,6 +45,7 @@ from ..vtypes import Arr
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
+_ZERO = Obj(runtime.Zero, "Zero")
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
@@ -152,6 +156,44 @@ PRIMITIVES.update(
         np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled, positional=1),
         np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye),
         np.arange: _data(np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange, positional=3),
+        np.logspace: _data(
+            np.logspace, ("start", "stop", "num", "endpoint", "base"), (50, True, 10.0), fixed(Arr(1, "f"))
+        ),
+        np.identity: _data(np.identity, ("n",), (), fixed(Arr(2, "f"))),
+        np.full: _np(
+            np.full,
+            lambda d, y, shape, value: [None, call(array_rules.broadcast_to_ct, d, value)],
+            ("shape", "fill_value"),
+            kind=full,
+            samples=(((2, 3), REALS), (3, REALS)),
+        ),
+        np.full_like: _np(
+            np.full_like,
+            lambda d, y, a, value: [_ZERO, call(array_rules.broadcast_to_ct, d, value)],  # a gives its shape
+            ("a", "fill_value"),
+            kind=full_like,
+            samples=((_M, REALS),),
+        ),
+        np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like),
+        np.copy: _np(
+            np.copy,
+            lambda d, y, a: [call(array_rules.array_ct, d, a)],
+            ("a",),
+            kind=same_array,
+            samples=((_M,), (REALS,)),
+        ),
+        np.astype: _np(
+            np.astype,
+            lambda d, y, a, dtype: [call(array_rules.astype_ct, d, a), None],
+            ("x", "dtype"),
+            kind=array_like,
+            samples=((_M, "float64"), (REALS.of(3), "float")),
+        ),
+        np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),
+        np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
+        np.signbit: _discrete_ufunc(np.signbit, "b"),
+        np.isposinf: _np(np.isposinf, None, ("x",), kind=elementwise("np.isposinf", "b")),
+        np.isneginf: _np(np.isneginf, None, ("x",), kind=elementwise("np.isneginf", "b")),
         np.linspace: _data(np.linspace, ("start", "stop", "num", "endpoint"), (50, True), fixed(Arr(1, "f"))),
     }
 )
@@ -162,6 +204,19 @@ METHODS.update(
         "sum": np.sum,
         "mean": np.mean,
         "prod": np.prod,
+        "clip": np.clip,
+        "copy": np.copy,
+        "astype": np.astype,
+        "squeeze": np.squeeze,
+        "trace": np.trace,
+        "diagonal": np.diagonal,
+        "flatten": np.ravel,
+        "ravel": np.ravel,
+        "sort": np.sort,
+        "argsort": np.argsort,
+        "swapaxes": np.swapaxes,
+        "repeat": np.repeat,
+        "take": np.take,
         "std": np.std,
         "var": np.var,
         "cumsum": np.cumsum,
