@@ -27,6 +27,7 @@ _REDUCE_SAMPLES = (
     (_M, -2, False),
     (REALS.of(2, 3, 2), (0, 2), True),
     (REALS, None, False),
+    (REALS.of(), None, False),
 )
 _ZEROS = np.array([[0.5, 0.0, -2.0, 0.7], [0.0, 0.3, 0.0, 1.1]])  # zeros: cumprod's exact recurrence
 
