@@ -298,3 +298,35 @@ def _np_function(word: str) -> object:
     for part in word.split("."):
         fn = getattr(fn, part)
     return fn
+
+
+# ====================================================================== singular points
+
+
+def _grad(source: str, x: np.ndarray) -> np.ndarray:
+    f = load_function(f"import numpy as np\n\n\ndef f(x):\n    return {source}\n", "singular")
+    return chad.grad(f)(x)
+
+
+@pytest.mark.parametrize(
+    ("source", "x", "expected"),
+    [
+        # sort: the cotangent follows a stable sort's permutation (the first of tied elements takes the first place)
+        ("np.sum(np.sort(x) * np.array([1.0, 2.0, 3.0]))", [2.0, 1.0, 2.0], [2.0, 1.0, 3.0]),
+        # median: the middle element(s) of a stable sort, d/2 each when the count is even
+        ("np.median(x)", [1.0, 1.0, 1.0], [0.0, 1.0, 0.0]),
+        ("np.median(x)", [3.0, 1.0, 3.0, 0.0], [0.5, 0.5, 0.0, 0.0]),
+        # max, and ptp = max - min: split equally among ties; a constant group gets 0
+        ("np.ptp(x)", [1.0, 3.0, 3.0, 0.0], [0.0, 0.5, 0.5, -1.0]),
+        ("np.ptp(x)", [2.0, 2.0], [0.0, 0.0]),
+        ("np.linalg.norm(x, np.inf)", [-2.0, 1.0, 2.0], [-0.5, 0.0, 0.5]),
+        # std and norms at 0: 0 (the subgradient of smallest norm)
+        ("np.std(x)", [1.5, 1.5], [0.0, 0.0]),
+        ("np.linalg.norm(x)", [0.0, 0.0], [0.0, 0.0]),
+        ("np.linalg.norm(x, 1)", [0.0, -1.0], [0.0, -1.0]),
+        # cumprod is exact at zeros
+        ("np.sum(np.cumprod(x))", [2.0, 0.0, 3.0], [1.0, 2.0 + 6.0, 0.0]),
+    ],
+)
+def test_what_chadpy_returns_at_singular_points(source, x, expected):
+    np.testing.assert_allclose(_grad(source, np.array(x)), expected, err_msg=source)
