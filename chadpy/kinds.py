@@ -170,6 +170,14 @@ def mean_rule(types: list[VType], consts: list[object]) -> VType:
     return reduction("f")(types, consts)
 
 
+def cumulative(types: list[VType], consts: list[object]) -> VType:
+    """`np.cumsum(x, axis)`, `np.cumprod`: x's rank along an axis, raveled (1-D) without one."""
+    x = as_array(types[0])
+    axis = consts[1] if len(consts) > 1 else None
+    rank = None if axis is UNKNOWN else 1 if axis is None else x.rank
+    return arr(rank, "i" if x.dtype == "b" else x.dtype, True)
+
+
 def sum_builtin(types: list[VType], consts: list[object]) -> VType:
     """`sum(xs[, start])`: the sum of the elements (an array's rows for a 2-D array)."""
     xs = types[0]
@@ -293,3 +301,79 @@ def clip(types: list[VType], consts: list[object]) -> VType:
 def round_builtin(types: list[VType], consts: list[object]) -> VType:
     """`round(x)` is an int; `round(x, n)` is a number like x."""
     return INT if len(types) == 1 or types[1] == NONE else types[0]
+
+
+def reranked(
+    rank_of: Callable[[int, list[VType], list[object]], int | None],
+    dtype: str | None = None,
+    reads: tuple[int, ...] = (1,),
+) -> KindRule:
+    """A shape operation's rule: an array like its first argument, of the rank `rank_of(rank, types, consts)`
+    gives (`rank` is the argument's, known; None where the result's is not), a scalar at rank 0. `reads`:
+    the arguments whose constant values it needs (any rank if one is not a constant)."""
+
+    def rule(types: list[VType], consts: list[object]) -> VType:
+        x = as_array(types[0])
+        kind = dtype or x.dtype
+        if x.rank is None or any(k < len(consts) and consts[k] is UNKNOWN for k in reads):
+            return arr(None, kind, True)
+        rank = rank_of(x.rank, types, consts)
+        return scalar(kind, True) if rank == 0 else arr(rank, kind, True)
+
+    return rule
+
+
+def _count_of(value: object) -> int:
+    return len(value) if isinstance(value, (tuple, list)) else 1
+
+
+def _int_rank(t: VType) -> int | None:
+    """The rank of an index argument: 0 for an int, an int array's, a list's 1."""
+    if is_number(t):
+        return 0
+    return as_array(t).rank
+
+
+RAVELED = reranked(lambda r, t, c: 1)
+SQUEEZED = reranked(lambda r, t, c: None if c[1] is None else r - _count_of(c[1]))
+EXPANDED = reranked(lambda r, t, c: r + _count_of(c[1]))
+SORTED = reranked(lambda r, t, c: 1 if c[1] is None else r)
+ARGSORTED = reranked(lambda r, t, c: 1 if c[1] is None else r, "i")
+TILED = reranked(lambda r, t, c: max(r, _count_of(c[1])))
+REPEATED = reranked(lambda r, t, c: 1 if c[2] is None else r, reads=(2,))
+DIAG = reranked(lambda r, t, c: {1: 2, 2: 1}.get(r), reads=())
+DIAGONAL = reranked(lambda r, t, c: r - 1, reads=())
+TRACE = reranked(lambda r, t, c: r - 2, reads=())
+BROADCAST_TO = reranked(lambda r, t, c: _shape_rank(t[1]), reads=())
+
+
+def take(types: list[VType], consts: list[object]) -> VType:
+    """`np.take(a, indices, axis)`: the indices' shape (axis None), else a's with the axis replaced by it."""
+    ranks = _int_rank(types[1])
+    rule = reranked(lambda r, t, c: None if ranks is None else ranks if c[2] is None else r - 1 + ranks, reads=(2,))
+    return rule(types, consts)
+
+
+def at_least(n: int) -> KindRule:
+    """`np.atleast_2d(x)` (of one array): x's rank, at least n."""
+    return reranked(lambda r, t, c: max(r, n), reads=())
+
+
+def stacked(least: int) -> KindRule:
+    """`np.vstack(xs)` (least 2), `np.hstack` (1), `np.column_stack` (2): the parts' rank, at least `least`."""
+
+    def rule(types: list[VType], consts: list[object]) -> VType:
+        part = as_array(item_join(types[0]))
+        return arr(None if part.rank is None else max(part.rank, least), part.dtype, True)
+
+    return rule
+
+
+def full(types: list[VType], consts: list[object]) -> VType:
+    """`np.full(shape, fill_value)`: an array of the shape's rank, of the fill value's dtype."""
+    return arr(_shape_rank(types[0]), as_array(types[1]).dtype, True)
+
+
+def full_like(types: list[VType], consts: list[object]) -> VType:
+    """`np.full_like(a, fill_value)`: an array like a (its dtype: an int array stays one)."""
+    return arr(as_array(types[0]).rank, as_array(types[0]).dtype, True)

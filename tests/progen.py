@@ -99,6 +99,7 @@ WEIGHTS: dict[str, float] = {
     "e_array_reduce": 1.5,
     "e_dot": 0.5,
     "e_norm": 0.3,
+    "e_array_stat": 0.6,  # std var median ptp cumsum average, norms of other orders
     "e_list_index": 1.0,
     "e_list_reduce": 1.0,
     "e_genexp": 0.3,
@@ -124,6 +125,7 @@ WEIGHTS: dict[str, float] = {
     "a_clip": 0.3,
     "a_maxmin": 0.4,
     "a_derived": 2.0,
+    "a_shape": 0.8,  # flip roll sort tile repeat broadcast_to cumsum swapaxes pad ...
     "a_int_index": 0.6,
     "a_pow_arange": 0.3,
     "a_helper": 0.4,
@@ -484,6 +486,7 @@ class _Gen:
         if arrays:
             opts["e_array_index"] = w["e_array_index"]
             opts["e_array_reduce"] = w["e_array_reduce"]
+            opts["e_array_stat"] = w["e_array_stat"]
             if env.names(ARR, lambda t: len(t.shape) == 1):
                 opts["e_dot"] = w["e_dot"]
                 opts["e_norm"] = w["e_norm"]
@@ -690,6 +693,33 @@ class _Gen:
         code = [f"np.dot({name}, {other[0]})", f"({name} @ {other[0]})", f"{name}.dot({other[0]})"][form]
         self.feature("np_dot")
         return code, t.bound * other[1] * t.shape[0]
+
+    def e_array_stat(self, env: Env, depth: int) -> E:
+        """A reduction beyond sum/mean/max/min: statistics, cumulative sums, norms of another order."""
+        code, t = self.any_array(env, depth)
+        size = int(np.prod(t.shape))
+        self.feature("np_stat")
+        form = self.rng.choice(["std", "var", "median", "ptp", "cumsum", "average", "norm", "method", "axis"])
+        if form == "norm":
+            order = self.rng.choice(["1", "np.inf", "3"] if len(t.shape) == 1 else ["'fro'", "1", "np.inf"])
+            return f"np.linalg.norm({code}, {order})", t.bound * size
+        if form == "cumsum":
+            return f"np.cumsum({code})[{self.rng.randrange(size)}]", t.bound * size
+        if form == "method":
+            fn = self.rng.choice(["std", "var"])
+            return f"{code}.{fn}()", t.bound**2 if fn == "var" else t.bound
+        if form == "axis" and len(t.shape) == 2:
+            axis = self.rng.randrange(2)
+            fn = self.rng.choice(["std", "var", "median", "ptp"])
+            k = self.rng.randrange(t.shape[1 - axis])
+            bound = t.bound**2 if fn == "var" else 2 * t.bound
+            if self.rng.random() < 0.3:
+                idx = f"[0, {k}]" if axis == 0 else f"[{k}, 0]"
+                return f"np.{fn}({code}, axis={axis}, keepdims=True){idx}", bound
+            return f"np.{fn}({code}, axis={axis})[{k}]", bound
+        if form in ("axis", "average"):
+            return f"np.average({code})", t.bound
+        return f"np.{form}({code})", t.bound**2 if form == "var" else 2 * t.bound
 
     def e_norm(self, env: Env, depth: int) -> E:
         code, t = self.any_array(env, depth)
@@ -966,7 +996,7 @@ class _Gen:
         if env.names(ARR, lambda t: t.shape == shape):
             opts["a_var"] = w["a_var"]
         if depth < 2:
-            for k in ("a_unary", "a_binop", "a_scalar", "a_where", "a_clip", "a_maxmin", "a_derived"):
+            for k in ("a_unary", "a_binop", "a_scalar", "a_where", "a_clip", "a_maxmin", "a_derived", "a_shape"):
                 opts[k] = w[k]
             if len(shape) == 2 or (len(shape) == 1 and depth < 1):
                 opts["a_broadcast"] = w["a_broadcast"]
@@ -1022,6 +1052,43 @@ class _Gen:
         if len(shape) == 1:
             return f"np.linspace(-1.0, {c}, {n})", max(1.0, bc), True
         return f"np.linspace(0.0, 1.0, {n}).reshape({shape[0]}, {shape[1]})", 1.0, True
+
+    def a_shape(self, env: Env, shape: tuple, depth: int) -> E:
+        """An array of this shape made by a shape operation (or a sort, a cumulative sum) of another."""
+        self.feature("np_shape_op")
+        if len(shape) == 1:
+            n = shape[0]
+            forms = ["flip", "roll", "sort", "cumsum", "ravel"] + (["tile", "repeat"] if n % 2 == 0 else [])
+            form = self.rng.choice(forms)
+            if form in ("tile", "repeat"):
+                a = self.aexpr(env, (n // 2,), depth + 1)
+                return f"np.{form}({a[0]}, 2)", a[1], True
+            if form == "ravel":
+                a = self.aexpr(env, (1, n), depth + 1)
+                return f"np.ravel({a[0]})", a[1], True
+            a = self.aexpr(env, shape, depth + 1)
+            code = {"flip": "np.flip({})", "roll": "np.roll({}, 1)", "sort": "np.sort({})", "cumsum": "np.cumsum({})"}
+            return code[form].format(a[0]), a[1] * (n if form == "cumsum" else 1), True
+        r, c = shape
+        form = self.rng.choice(["flipud", "fliplr", "swapaxes", "broadcast", "sort", "cumsum", "roll", "vstack"])
+        if form == "swapaxes":
+            a = self.aexpr(env, (c, r), depth + 1)
+            return f"np.swapaxes({a[0]}, 0, 1)", a[1], True
+        if form == "broadcast":
+            a = self.aexpr(env, (c,), depth + 1)
+            return f"np.broadcast_to({a[0]}, ({r}, {c}))", a[1], True
+        if form == "vstack":
+            rows = [self.aexpr(env, (c,), depth + 1) for _ in range(r)]
+            return f"np.vstack([{', '.join(a[0] for a in rows)}])", max(a[1] for a in rows), True
+        a = self.aexpr(env, shape, depth + 1)
+        code = {
+            "flipud": "np.flipud({})",
+            "fliplr": "np.fliplr({})",
+            "sort": "np.sort({}, axis=0)",
+            "cumsum": "np.cumsum({}, axis=1)",
+            "roll": "np.roll({}, 1, axis=1)",
+        }
+        return code[form].format(a[0]), a[1] * (c if form == "cumsum" else 1), True
 
     def a_unary(self, env: Env, shape: tuple, depth: int) -> E:
         a = self.aexpr(env, shape, depth + 1)

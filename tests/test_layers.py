@@ -33,6 +33,8 @@ ORDER = [
     "rules.sequences",
     "rules.records",
     "rules.numpy",
+    "rules.reductions",
+    "rules.shape",
     "rules.scalar",
     "rules",
     # the front end: source -> core IR

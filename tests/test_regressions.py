@@ -340,16 +340,21 @@ def array_to_float_power(v, p):
     return np.sum(np.abs(v) ** p)
 
 
-@pytest.mark.parametrize(("fn", "x"), [(matrix_one_norm, np.eye(2)), (vector_three_norm, np.array([1.0, -2.0]))])
-def test_an_argument_chadpy_does_not_handle_is_an_error_not_another_parameter(fn, x):
+def sort_by_mergesort(x):
+    return np.sum(np.sort(x, kind="mergesort") * np.arange(2.0))
+
+
+@pytest.mark.parametrize(("fn", "x"), [(matrix_one_norm, np.eye(2) + 0.5), (vector_three_norm, np.array([1.0, -2.0]))])
+def test_a_positional_argument_is_bound_as_numpy_binds_it(fn, x):
+    """`np.linalg.norm(a, 1)` is `ord=1` (a matrix 1-norm), never `axis=1`."""
+    assert_grad_matches_fd(fn, (x,))
+
+
+def test_an_argument_chadpy_does_not_handle_is_an_error_not_another_parameter():
     with pytest.raises(chad.UnsupportedSyntax) as info:
-        chad.grad(fn)(x)
-    assert "`ord`" in info.value.message
-    assert_located(
-        str(info.value),
-        fn,
-        f"return np.linalg.norm({'a' if fn is matrix_one_norm else 'x'}, {1 if fn is matrix_one_norm else 3})",
-    )
+        chad.grad(sort_by_mergesort)(np.array([1.0, -2.0]))
+    assert "`kind`" in info.value.message
+    assert_located(str(info.value), sort_by_mergesort, 'return np.sum(np.sort(x, kind="mergesort") * np.arange(2.0))')
 
 
 def test_arguments_bound_by_the_real_signature():

@@ -1,7 +1,8 @@
-"""Rules for NumPy: reductions, linear algebra, shape operations, the elementwise
-selections (`np.maximum`, `np.where`, ...), and the constructors and predicates that
-are data. The pointwise functions (`np.sin`, `np.add`, ...) are in `pointwise.py`,
-written once with their `math` flavours.
+"""Rules for NumPy: linear algebra, the elementwise selections (`np.maximum`, `np.where`,
+...), making arrays (`np.array`), and the constructors and predicates that are data; the
+methods and attributes of arrays. The pointwise functions (`np.sin`, `np.add`, ...) are in
+`pointwise.py`, written once with their `math` flavours; reductions in `reductions.py`;
+shape operations in `shape.py`.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`;
 a call binds its arguments by that signature, and any other parameter must be left
@@ -15,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules
-from ..expressions import BinOp, call
+from .. import array_rules, runtime
+from ..expressions import BinOp, Obj, call
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -26,19 +27,17 @@ from ..kinds import (
     array_like,
     array_shape,
     clip,
-    concatenate,
     dot,
     elementwise,
     eye,
     filled,
     fixed,
+    full,
+    full_like,
     matmul,
-    mean_rule,
     outer,
     reduction,
-    reshape,
     same_array,
-    stack,
     where,
 )
 from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
@@ -46,22 +45,12 @@ from ..vtypes import Arr
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
-_REDUCE = ("a", "axis", "keepdims"), (None, False)
-_REDUCES = reduction()
-_REDUCE_SAMPLES = ((_M, None, False), (_M, 1, True), (_M, (0, 1), False))
+_ZERO = Obj(runtime.Zero, "Zero")
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
     """A piecewise-constant ufunc (`np.sign`, `np.floor`): zero derivative almost everywhere."""
     return _np(fn, None, ("x",), kind=elementwise("np." + fn.__name__, dtype))
-
-
-def _reduction(fn: Callable, ct: Callable, with_y: bool = False, kind: KindRule = _REDUCES, **more) -> Primitive:
-    if with_y:
-        vjp = lambda d, y, x, axis, keepdims: [call(ct, d, y, x, axis, keepdims)]  # noqa: E731
-    else:
-        vjp = lambda d, y, x, axis, keepdims: [call(ct, d, x, axis, keepdims)]  # noqa: E731
-    return _np(fn, vjp, *_REDUCE, kind=kind, samples=_REDUCE_SAMPLES, **more)
 
 
 def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
@@ -107,22 +96,6 @@ PRIMITIVES.update(
             kind=where,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
-        np.sum: _reduction(np.sum, array_rules.sum_ct),
-        np.mean: _reduction(np.mean, array_rules.mean_ct, kind=mean_rule),
-        np.prod: _reduction(np.prod, array_rules.prod_ct, with_y=True),
-        np.max: _reduction(np.max, array_rules.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, array_rules.extremum_ct, with_y=True),
-        np.amax: _reduction(np.amax, array_rules.extremum_ct, with_y=True),
-        np.amin: _reduction(np.amin, array_rules.extremum_ct, with_y=True),
-        # the 2-norm (Frobenius for matrices); another `ord` is not supported (it must stay None)
-        np.linalg.norm: _np(
-            np.linalg.norm,
-            lambda d, y, x, axis, keepdims: [call(array_rules.norm_ct, d, y, x, axis, keepdims)],
-            ("x", "axis", "keepdims"),
-            (None, False),
-            kind=reduction("f"),
-            samples=_REDUCE_SAMPLES,
-        ),
         np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul, samples=_PRODUCTS),
         np.dot: _np(
             np.dot,
@@ -137,41 +110,6 @@ PRIMITIVES.update(
             ("a", "b"),
             kind=outer,
             samples=_PRODUCTS,
-        ),
-        np.reshape: _np(
-            np.reshape,
-            lambda d, y, x, shape: [call(array_rules.reshape_ct, d, x), None],
-            ("a", "shape"),
-            kind=reshape,
-            aliases="view",
-            samples=((_M, (3, 2)), (_M, -1)),
-        ),
-        np.transpose: _np(
-            np.transpose,
-            lambda d, y, x, axes: [call(array_rules.transpose_ct, d, x, axes), None],
-            ("a", "axes"),
-            (None,),
-            kind=same_array,
-            aliases="view",
-            samples=((_M, None), (REALS.of(2, 3, 4), (2, 0, 1))),
-        ),
-        np.concatenate: _np(
-            np.concatenate,
-            lambda d, y, xs, axis: [call(array_rules.concatenate_ct, d, xs, axis), None],
-            ("arrays", "axis"),
-            (0,),
-            kind=concatenate,
-            containers=True,
-            samples=(([_M, REALS.of(1, 3)], 0), ([_M, _M], 1), ([_M, REALS.of(4)], None)),
-        ),
-        np.stack: _np(
-            np.stack,
-            lambda d, y, xs, axis: [call(array_rules.stack_ct, d, xs, axis), None],
-            ("arrays", "axis"),
-            (0,),
-            kind=stack,
-            containers=True,
-            samples=(([_M, _M], 0), ([REALS.of(3), REALS.of(3)], -1)),
         ),
         np.array: _np(
             np.array,
@@ -218,6 +156,44 @@ PRIMITIVES.update(
         np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled, positional=1),
         np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye),
         np.arange: _data(np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange, positional=3),
+        np.logspace: _data(
+            np.logspace, ("start", "stop", "num", "endpoint", "base"), (50, True, 10.0), fixed(Arr(1, "f"))
+        ),
+        np.identity: _data(np.identity, ("n",), (), fixed(Arr(2, "f"))),
+        np.full: _np(
+            np.full,
+            lambda d, y, shape, value: [None, call(array_rules.broadcast_to_ct, d, value)],
+            ("shape", "fill_value"),
+            kind=full,
+            samples=(((2, 3), REALS), (3, REALS)),
+        ),
+        np.full_like: _np(
+            np.full_like,
+            lambda d, y, a, value: [_ZERO, call(array_rules.broadcast_to_ct, d, value)],  # a gives its shape
+            ("a", "fill_value"),
+            kind=full_like,
+            samples=((_M, REALS),),
+        ),
+        np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like),
+        np.copy: _np(
+            np.copy,
+            lambda d, y, a: [call(array_rules.array_ct, d, a)],
+            ("a",),
+            kind=same_array,
+            samples=((_M,), (REALS,)),
+        ),
+        np.astype: _np(
+            np.astype,
+            lambda d, y, a, dtype: [call(array_rules.astype_ct, d, a), None],
+            ("x", "dtype"),
+            kind=array_like,
+            samples=((_M, "float64"), (REALS.of(3), "float")),
+        ),
+        np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),
+        np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
+        np.signbit: _discrete_ufunc(np.signbit, "b"),
+        np.isposinf: _np(np.isposinf, None, ("x",), kind=elementwise("np.isposinf", "b")),
+        np.isneginf: _np(np.isneginf, None, ("x",), kind=elementwise("np.isneginf", "b")),
         np.linspace: _data(np.linspace, ("start", "stop", "num", "endpoint"), (50, True), fixed(Arr(1, "f"))),
     }
 )
@@ -228,6 +204,23 @@ METHODS.update(
         "sum": np.sum,
         "mean": np.mean,
         "prod": np.prod,
+        "clip": np.clip,
+        "copy": np.copy,
+        "astype": np.astype,
+        "squeeze": np.squeeze,
+        "trace": np.trace,
+        "diagonal": np.diagonal,
+        "flatten": np.ravel,
+        "ravel": np.ravel,
+        "sort": np.sort,
+        "argsort": np.argsort,
+        "swapaxes": np.swapaxes,
+        "repeat": np.repeat,
+        "take": np.take,
+        "std": np.std,
+        "var": np.var,
+        "cumsum": np.cumsum,
+        "cumprod": np.cumprod,
         "max": np.max,
         "min": np.min,
         "dot": np.dot,

@@ -1,0 +1,144 @@
+"""Rules for NumPy's reductions: sums, means, products, extrema, norms, with `axis=` and `keepdims=`.
+
+Each function takes its parameters by the names of NumPy's own signature (`params`); the
+transposed derivatives are runtime functions in `array_rules.py`, which put the reduced
+axes back (`keepdims`) before broadcasting the cotangent over the operand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import array_rules
+from ..expressions import Expr, Lit, call
+from ..kinds import KindRule, cumulative, mean_rule, reduction
+from ..primitives import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
+
+_np = numpy_function
+_M = REALS.of(2, 3)  # a matrix the rule test samples
+_REDUCES = reduction()
+# an axis, several, all, a negative one, keepdims, a 3-D array and a number (a 0-d reduction)
+_REDUCE_SAMPLES = (
+    (_M, None, False),
+    (_M, 1, True),
+    (_M, (0, 1), False),
+    (_M, -2, False),
+    (REALS.of(2, 3, 2), (0, 2), True),
+    (REALS, None, False),
+    (REALS.of(), None, False),
+)
+_ZEROS = np.array([[0.5, 0.0, -2.0, 0.7], [0.0, 0.3, 0.0, 1.1]])  # zeros: cumprod's exact recurrence
+
+
+def _reduction(
+    fn: Callable,
+    ct: Callable,
+    with_y: bool = False,
+    kind: KindRule = _REDUCES,
+    extra: tuple[tuple[str, object], ...] = (),
+    samples: tuple[tuple[object, ...], ...] = _REDUCE_SAMPLES,
+    first: str = "a",
+    **more,
+) -> Primitive:
+    """`fn(a, axis, keepdims, *extra)`, whose cotangent is `ct(d, [y,] a, axis, keepdims, *extra)`: `extra`
+    are more parameters (name, default) that take no cotangent (`ddof`)."""
+    names, defaults = tuple(n for n, _ in extra), tuple(v for _, v in extra)
+
+    def vjp(d: Expr, y: Expr, x: Expr, axis: Expr, keepdims: Expr, *rest: Expr) -> list[Expr | None]:
+        return [call(ct, d, *([y] if with_y else []), x, axis, keepdims, *rest), None, None, *[None] * len(rest)]
+
+    params = (first, "axis", "keepdims", *names)
+    return _np(fn, vjp, params, (None, False, *defaults), kind=kind, samples=samples, **more)
+
+
+def _average(d: Expr, y: Expr, a: Expr, axis: Expr, keepdims: Expr, weights: Expr) -> list[Expr | None]:
+    ct_a = call(array_rules.average_ct_a, d, y, a, axis, keepdims, weights)
+    unweighted = isinstance(weights, Lit) and weights.value is None
+    return [
+        ct_a,
+        None,
+        None,
+        None if unweighted else call(array_rules.average_ct_weights, d, y, a, axis, keepdims, weights),
+    ]
+
+
+_V = REALS.of(4)
+_NORM_SAMPLES = (
+    *((_V, None, False, p) for p in (1, np.inf, -np.inf, 3, 0)),
+    (NONZERO.of(4), None, False, 0.5),
+    (_M, 1, True, 3),
+    *((_M, None, False, p) for p in ("fro", 1, -1, np.inf, -np.inf, 2, -2, "nuc")),
+    (REALS.of(2, 3, 4), (2, 0), True, 1),
+    (REALS.of(2, 3, 4), (1, 0), False, -np.inf),
+    (REALS.of(2, 3, 4), (-1, -2), False, "nuc"),
+)
+
+PRIMITIVES.update(
+    {
+        np.sum: _reduction(np.sum, array_rules.sum_ct),
+        np.mean: _reduction(np.mean, array_rules.mean_ct, kind=mean_rule),
+        np.prod: _reduction(np.prod, array_rules.prod_ct, with_y=True),
+        np.max: _reduction(np.max, array_rules.extremum_ct, with_y=True),
+        np.min: _reduction(np.min, array_rules.extremum_ct, with_y=True),
+        np.amax: _reduction(np.amax, array_rules.extremum_ct, with_y=True),
+        np.amin: _reduction(np.amin, array_rules.extremum_ct, with_y=True),
+        np.ptp: _reduction(np.ptp, array_rules.ptp_ct),
+        np.median: _reduction(np.median, array_rules.median_ct, kind=reduction("f")),
+        np.var: _reduction(
+            np.var,
+            array_rules.var_ct,
+            kind=reduction("f"),
+            extra=(("ddof", 0),),
+            samples=(*(s + (0,) for s in _REDUCE_SAMPLES), (_M, 1, False, 1)),
+        ),
+        np.std: _reduction(
+            np.std,
+            array_rules.std_ct,
+            with_y=True,
+            kind=reduction("f"),
+            extra=(("ddof", 0),),
+            samples=(*(s + (0,) for s in _REDUCE_SAMPLES[:-1]), (_M, None, True, 1)),
+        ),
+        np.average: _np(
+            np.average,
+            _average,
+            ("a", "axis", "keepdims", "weights"),
+            (None, False, None),
+            kind=reduction("f"),
+            samples=(
+                *(s + (None,) for s in _REDUCE_SAMPLES),
+                (_M, 1, True, POSITIVE.of(3)),
+                (_M, None, False, POSITIVE.of(2, 3)),
+                (REALS.of(2, 3, 4), (2, 0), False, POSITIVE.of(4, 2)),
+            ),
+        ),
+        np.cumsum: _np(
+            np.cumsum,
+            lambda d, y, x, axis: [call(array_rules.cumsum_ct, d, x, axis), None],
+            ("a", "axis"),
+            (None,),
+            kind=cumulative,
+            samples=((_M, None), (_M, 1), (_M, -2), (REALS, None)),
+        ),
+        np.cumprod: _np(
+            np.cumprod,
+            lambda d, y, x, axis: [call(array_rules.cumprod_ct, d, y, x, axis), None],
+            ("a", "axis"),
+            (None,),
+            kind=cumulative,
+            samples=((_M, None), (_M, 1), (_M, -2), (REALS, None), (_ZEROS, 1), (_ZEROS, None)),
+        ),
+        # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (array_rules.norm_ct)
+        np.linalg.norm: _reduction(
+            np.linalg.norm,
+            array_rules.norm_ct,
+            with_y=True,
+            kind=reduction("f"),
+            extra=(("ord", None),),
+            samples=(*(s + (None,) for s in _REDUCE_SAMPLES), *_NORM_SAMPLES),
+            first="x",
+        ),
+    }
+)
