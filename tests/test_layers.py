@@ -19,6 +19,7 @@ ORDER = [
     "runtime",
     "arrays",
     "array_rules",
+    "linalg_rules",
     "expressions",  # the generated code's expressions (rules are written in them)
     "target",  # its statements
     "ir",
@@ -33,6 +34,7 @@ ORDER = [
     "rules.sequences",
     "rules.records",
     "rules.numpy",
+    "rules.linalg",
     "rules.scalar",
     "rules",
     # the front end: source -> core IR

@@ -82,7 +82,7 @@ def registered() -> dict[str, tuple[Primitive, object]]:
     for fn, op in PRIMITIVES.items():
         spelled = _spelling(fn)
         if op.runtime_vjp is None:  # a user rule (`defvjp`, maybe by another test) is not chadpy's
-            write = spelled and _call(spelled, op.params, op.nargs[0])
+            write = spelled and _call(spelled, None if op.nargs[1] is None else op.params, op.nargs[0])
             found[spelled or op.name] = (op, write)
     for symbol, op in OPERATORS.items():
         found[f"operator {symbol}"] = (op, _operator(symbol))
@@ -90,7 +90,7 @@ def registered() -> dict[str, tuple[Primitive, object]]:
         for variant, kind in ((op.for_sequences, "lists"), (op.for_arrays, "arrays")):
             if variant is not None and not any(variant is p for p, _ in found.values()):
                 found[f"{label} on {kind}"] = (variant, write)
-    for module in (rules.numpy, rules.pointwise, rules.scalar, rules.sequences):
+    for module in (rules.numpy, rules.linalg, rules.pointwise, rules.scalar, rules.sequences):
         for value in vars(module).values():
             for op in value.values() if isinstance(value, dict) else [value]:
                 if isinstance(op, Primitive) and not any(op is p for p, _ in found.values()):
@@ -137,8 +137,9 @@ def _argument(spec: object, shape: tuple[int, ...] | None, rng: np.random.Genera
 
 def _like(value: object, rng: np.random.Generator) -> object:
     """A random cotangent for a result."""
-    if isinstance(value, list):
-        return [_like(v, rng) for v in value]
+    if isinstance(value, (list, tuple)):  # a tuple: the result of `eigh`, `svd`, ...
+        parts = [_like(v, rng) for v in value]
+        return parts if isinstance(value, list) else tuple(parts)
     if isinstance(value, np.ndarray):
         return rng.standard_normal(value.shape)
     return float(rng.standard_normal())
