@@ -20,6 +20,7 @@ ORDER = [
     "arrays",
     "array_rules",
     "linalg_rules",
+    "special_rules",  # SciPy's: imported only by rules.special and rules.stats
     "expressions",  # the generated code's expressions (rules are written in them)
     "target",  # its statements
     "ir",
@@ -35,6 +36,8 @@ ORDER = [
     "rules.records",
     "rules.numpy",
     "rules.linalg",
+    "rules.special",
+    "rules.stats",
     "rules.scalar",
     "rules",
     # the front end: source -> core IR
