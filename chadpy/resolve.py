@@ -80,6 +80,9 @@ class Resolver:
         if isinstance(node, gast.Attribute):
             path, value = self.static_path(node.value, env)
             if not isinstance(value, types.ModuleType):
+                method = getattr(value, node.attr, None)  # `scipy.stats.norm.logpdf`: a method with a rule
+                if method is not None and not isinstance(value, type) and lookup(method) is not None:
+                    return f"{path}.{node.attr}", method
                 raise self.error(UnsupportedSyntax, f"attribute `.{node.attr}` of `{path}` is not supported", node)
             try:
                 return f"{path}.{node.attr}", getattr(value, node.attr)

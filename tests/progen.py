@@ -104,6 +104,7 @@ WEIGHTS: dict[str, float] = {
     "e_list_reduce": 1.0,
     "e_genexp": 0.3,
     "e_reduce": 0.3,
+    "linalg": 0.1,  # of the array reductions: through np.linalg / scipy.special (a stream of its own)
     "e_dict_get": 1.0,
     "e_dict_sum": 0.3,
     "e_tuple_index": 0.6,
@@ -402,6 +403,9 @@ class _Gen:
         self.in_def = False  # generating a helper's or nested def's body
         # objects: whether this program uses them is drawn from a stream of its own
         self.objects = random.Random(seed * 104729 + 7).random() < weights["objects"]
+        # linear algebra and scipy.special in reductions: a stream of its own (programs without are unchanged)
+        self.linalg_rng = random.Random(seed * 15485863 + 15)
+        self.uses_scipy = False
         self.classes: list[ClassInfo] = []
         self.class_lines: list[list[str]] = []
         self.outside: list[tuple[str, ClassInfo, str]] = []  # module-level instances: name, class, arguments
@@ -661,6 +665,8 @@ class _Gen:
         code, t = self.any_array(env, depth)
         size = int(np.prod(t.shape))
         self.feature("np_reduce")
+        if self.linalg_rng.random() < self.w["linalg"]:
+            return self.linalg_reduce(code, t, size)
         form = self.rng.choice(["sum", "mean", "max", "min", "prod", "sum_axis", "method", "sumsq"])
         if form == "prod":
             if t.bound > 1.5:
@@ -684,6 +690,29 @@ class _Gen:
         if form in ("sum", "sum_axis"):
             return f"np.sum({code})", t.bound * size
         return f"np.{form}({code})", t.bound
+
+    def linalg_reduce(self, code: str, t: Ty, size: int) -> E:
+        """A number from an array through `np.linalg` (of a well-conditioned matrix made of a square one:
+        the identity plus entries below 1/(2n) in size) or `scipy.special`."""
+        rng = self.linalg_rng
+        if rng.random() < 0.6:  # a matrix: the array itself if square, else x x.T (x a column or a matrix)
+            n = t.shape[-1]
+            if len(t.shape) == 1:
+                m, bound = f"np.outer({code}, {code})", t.bound**2
+            elif t.shape[0] != t.shape[1]:
+                m, bound = f"(({code}).T @ ({code}))", t.bound**2 * t.shape[0]
+            else:
+                m, bound = code, t.bound
+            a = f"(np.eye({n}) + {m} * {0.5 / (n * max(bound, 1.0))!r})"
+            self.feature("np_linalg")
+            if rng.random() < 0.5:
+                return f"np.linalg.det({a})", 1.5**n
+            return f"np.sum(np.linalg.solve({a}, np.ones({n})))", 2.0 * n
+        self.uses_scipy = True
+        self.feature("scipy_special")
+        if rng.random() < 0.5:
+            return f"scipy.special.logsumexp({code})", t.bound + math.log(size)
+        return f"np.sum(scipy.special.expit({code}))", float(size)
 
     def e_dot(self, env: Env, depth: int) -> E:
         name = self.pick(env.names(ARR, lambda t: len(t.shape) == 1))
@@ -2549,7 +2578,7 @@ class _Gen:
             for m, n in (("collections", "namedtuple"), ("dataclasses", "dataclass"))
             if n in self.imports
         ]
-        parts = ["\n".join(head) + "\n\nimport numpy as np\n"]
+        parts = ["\n".join(head) + "\n\nimport numpy as np\n" + ("import scipy.special\n" if self.uses_scipy else "")]
         if self.consts:
             parts.append("\n".join(f"{n} = {v!r}" for n, v in self.consts) + "\n")
         if self.data:

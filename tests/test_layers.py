@@ -19,6 +19,8 @@ ORDER = [
     "runtime",
     "arrays",
     "array_rules",
+    "linalg_rules",
+    "special_rules",  # SciPy's: imported only by rules.special and rules.stats
     "expressions",  # the generated code's expressions (rules are written in them)
     "target",  # its statements
     "ir",
@@ -35,6 +37,9 @@ ORDER = [
     "rules.numpy",
     "rules.reductions",
     "rules.shape",
+    "rules.linalg",
+    "rules.special",
+    "rules.stats",
     "rules.scalar",
     "rules",
     # the front end: source -> core IR

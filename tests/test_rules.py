@@ -22,6 +22,12 @@ import re
 
 import numpy as np
 import pytest
+
+try:
+    import scipy.special
+    import scipy.stats
+except ImportError:  # SciPy is optional: its rules register only when it imports
+    scipy = None
 from fd import assert_close, central_diff, inner
 from sources import load_function
 
@@ -55,6 +61,14 @@ _SHAPES = {
 def _spelling(fn: object) -> str | None:
     """How source code names a registered function (None: chadpy's own helpers, called by lowering)."""
     module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
+    if (
+        scipy is not None and name is not None and getattr(scipy.special, name, None) is fn
+    ):  # SciPy's ufuncs name no module
+        return f"scipy.special.{name}"
+    owner = getattr(fn, "__self__", None)  # `scipy.stats.norm.logpdf`: a method of a distribution
+    if scipy is not None and owner is not None and not isinstance(owner, type) and "scipy.stats" in (module or ""):
+        family = next(k for k, v in vars(scipy.stats).items() if v is owner)
+        return f"scipy.stats.{family}.{name}"
     prefix = {"math": "math.", "builtins": "", "numpy": "np.", "numpy.linalg": "np.linalg."}.get(module)
     return None if prefix is None else prefix + name
 
@@ -84,7 +98,7 @@ def registered() -> dict[str, tuple[Primitive, object]]:
     for fn, op in PRIMITIVES.items():
         spelled = _spelling(fn)
         if op.runtime_vjp is None:  # a user rule (`defvjp`, maybe by another test) is not chadpy's
-            write = spelled and _call(spelled, op.params, op.nargs[0])
+            write = spelled and _call(spelled, None if op.nargs[1] is None else op.params, op.nargs[0])
             found[spelled or op.name] = (op, write)
     for symbol, op in OPERATORS.items():
         found[f"operator {symbol}"] = (op, _operator(symbol))
@@ -92,7 +106,8 @@ def registered() -> dict[str, tuple[Primitive, object]]:
         for variant, kind in ((op.for_sequences, "lists"), (op.for_arrays, "arrays")):
             if variant is not None and not any(variant is p for p, _ in found.values()):
                 found[f"{label} on {kind}"] = (variant, write)
-    for module in (rules.numpy, rules.reductions, rules.shape, rules.pointwise, rules.scalar, rules.sequences):
+    modules = (rules.numpy, rules.reductions, rules.shape, rules.linalg, rules.pointwise, rules.scalar, rules.sequences)
+    for module in modules:
         for value in vars(module).values():
             for op in value.values() if isinstance(value, dict) else [value]:
                 if isinstance(op, Primitive) and not any(op is p for p, _ in found.values()):
@@ -155,8 +170,9 @@ def _argument(spec: object, shape: tuple[int, ...] | None, rng: np.random.Genera
 
 def _like(value: object, rng: np.random.Generator) -> object:
     """A random cotangent for a result."""
-    if isinstance(value, list):
-        return [_like(v, rng) for v in value]
+    if isinstance(value, (list, tuple)):  # a tuple: the result of `eigh`, `svd`, ...
+        parts = [_like(v, rng) for v in value]
+        return parts if isinstance(value, list) else tuple(parts)
     if isinstance(value, np.ndarray):
         return rng.standard_normal(value.shape)
     return float(rng.standard_normal())
@@ -206,9 +222,8 @@ def test_rule_matches_finite_differences(op, write, sample, shapes, dtype):
             params.append(f"x{k}")
             args.append(value)
         written.append(f"x{k}" if passed else _literal(value))
-    f = load_function(
-        f"import math\n\nimport numpy as np\n\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule"
-    )
+    imports = "import math\n\nimport numpy as np\n" + ("import scipy.special\nimport scipy.stats\n" if scipy else "")
+    f = load_function(f"{imports}\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule")
     ct = _in(dtype, _like(f(*args), rng))
     wide = [_in(np.float64, a) for a in args]  # the same values, for finite differences in float64
     for simplify in (True, False):
@@ -246,7 +261,8 @@ def _readme_lists() -> dict[str, set[str]]:
         section = f.read().split("## Supported language", 1)[1].split("\n## ", 1)[0]
     groups: dict[str, set[str]] = {}
     for bullet in re.split(r"\n- ", section):
-        label = "math" if bullet.startswith("`math`:") else "np" if bullet.startswith("NumPy:") else None
+        starts = {"`math`:": "math", "NumPy:": "np", "SciPy:": "scipy"}
+        label = next((group for start, group in starts.items() if bullet.startswith(start)), None)
         if label is None:
             continue
         for clause in bullet.removeprefix("`math`:").split(";"):
@@ -259,7 +275,8 @@ def _readme_lists() -> dict[str, set[str]]:
                 elif re.fullmatch(r"\.?[A-Za-z_][\w.]*( \.?[A-Za-z_][\w.]*)*", " ".join(m.group(3).split())):
                     for word in m.group(3).split():
                         kind = "methods" if word.startswith(".") else "np" if group == "np" else group
-                        groups.setdefault(kind + " discrete" * discrete, set()).add(word.removeprefix("np."))
+                        word = word.removeprefix("np.").removeprefix("scipy.")
+                        groups.setdefault(kind + " discrete" * discrete, set()).add(word)
     return groups
 
 
@@ -268,6 +285,10 @@ def _registry_lists() -> dict[str, set[str]]:
     groups: dict[str, set] = {}
     for fn, op in PRIMITIVES.items():
         if op.runtime_vjp is not None:
+            continue
+        spelled = _spelling(fn) or ""
+        if spelled.startswith("scipy."):  # named by its path under `scipy` (`special.expit`, `stats.norm.pdf`)
+            groups.setdefault("scipy" + " discrete" * op.discrete, set()).add(fn)
             continue
         module = getattr(fn, "__module__", "")
         group = {"math": "math", "builtins": "builtins", "numpy": "np", "numpy.linalg": "np"}.get(module)
@@ -283,8 +304,8 @@ def test_readme_lists_the_registered_functions():
     readme, registry = _readme_lists(), _registry_lists()
     for group in sorted(set(readme) | set(registry)):
         listed, known = readme.get(group, set()), registry.get(group, set())
-        if group.startswith("np"):
-            listed = {_np_function(word) for word in listed}
+        if group.startswith(("np", "scipy")):  # as objects: `abs` and `absolute` are one
+            listed = {_function(np if group.startswith("np") else scipy, word) for word in listed}
             name = {fn: _spelling(fn) for fn in known | listed}
             missing, extra = {name[fn] for fn in known - listed}, {name[fn] for fn in listed - known}
         else:
@@ -293,8 +314,8 @@ def test_readme_lists_the_registered_functions():
         assert not extra, f"README's supported-language section lists as {group}, but the registry has not: {extra}"
 
 
-def _np_function(word: str) -> object:
-    fn = np
+def _function(module: object, word: str) -> object:
+    fn = module
     for part in word.split("."):
         fn = getattr(fn, part)
     return fn
