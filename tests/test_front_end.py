@@ -98,7 +98,10 @@ def test_enumerate_counts_positions_and_reads_elements():
     f = lower_function(reduce_with_enumerate, Watch())
     (loop,) = [let.expr for let in _lets(f.body) if isinstance(let.expr, ir.ForLoop)]
     reads = [let.expr for let in loop.body.lets if isinstance(let.expr, ir.Index)]
-    assert len(reads) == 1 and reads[0].natural and reads[0].index == ir.Var(loop.index)
+    # the position's place in the sequence's positions (a dict's: its keys), then the element there
+    position, element = reads
+    assert position.natural and position.index == ir.Var(loop.index)
+    assert element.of_loop and element.index == ir.Var([let.target for let in loop.body.lets][0])
 
 
 # ---------------------------------------------------------------- closures
