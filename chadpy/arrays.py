@@ -35,7 +35,7 @@ IntTuple = tuple[int, ...]
 # ====================================================================== helpers
 
 
-def _float_dtype(dtype: Any) -> np.dtype:
+def float_dtype(dtype: Any) -> np.dtype:
     """The cotangent dtype for a primal dtype: floats and complexes keep theirs (float32 stays float32),
     integers and booleans get float64."""
     dtype = np.dtype(dtype)
@@ -43,7 +43,7 @@ def _float_dtype(dtype: Any) -> np.dtype:
 
 
 def _dtype_of(x: Any) -> np.dtype:
-    return _float_dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
+    return float_dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
 
 
 def _is_int(i: Any) -> bool:
