@@ -43,8 +43,12 @@ def _t(a: np.ndarray) -> np.ndarray:
 
 
 def _finish(g: Any, x: Any) -> Any:
-    """`g` as the cotangent of `x`: an ndarray for an ndarray primal, a Python scalar otherwise."""
-    return g if isinstance(x, np.ndarray) else python_scalar(g)
+    """`g` as the cotangent of `x`: an ndarray of x's float dtype for an ndarray primal (a float64 `g`, made
+    from a Python float cotangent, is cast back for a float32 x), a Python scalar otherwise."""
+    if not isinstance(x, np.ndarray):
+        return python_scalar(g)
+    dtype = float_dtype(x.dtype)
+    return g if g.dtype == dtype or dtype.kind != "f" else g.astype(dtype)
 
 
 def linear(rule: Callable[..., Any]) -> Callable[..., Any]:
