@@ -110,5 +110,5 @@ pointwise((math.copysign, np.copysign), lambda m, d, y, x, s: [m.times_sign(d, x
 pointwise((math.fmod, np.fmod), lambda m, d, y, a, b: [d, -(d * m.trunc(a / b))], (REALS, _TWO_SIDED))
 # math.remainder rounds the quotient half to even; (a - y) / b is that integer up to rounding
 pointwise(math.remainder, lambda m, d, y, a, b: [d, -(d * call(round, (a - y) / b))], (_TWO_SIDED, _TWO_SIDED))
-pointwise((math.ldexp, np.ldexp), lambda m, d, y, x, i: [m.ldexp(d, i), None], (REALS, 3))
+pointwise((math.ldexp, np.ldexp), lambda m, d, y, x, i: [d * m.ldexp(1.0, i), None], (REALS, 3))
 PRIMITIVES[math.hypot].samples = sampled(REALS, 1, 2, 3)  # hypot(*xs)
