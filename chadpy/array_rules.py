@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Axis, IntTuple, ndarray_of, python_scalar, unbroadcast
+from .arrays import Axis, IntTuple, float_dtype, ndarray_of, python_scalar, unbroadcast
 from .runtime import Zero
 
 
@@ -43,8 +43,12 @@ def _t(a: np.ndarray) -> np.ndarray:
 
 
 def _finish(g: Any, x: Any) -> Any:
-    """`g` as the cotangent of `x`: an ndarray for an ndarray primal, a Python scalar otherwise."""
-    return g if isinstance(x, np.ndarray) else python_scalar(g)
+    """`g` as the cotangent of `x`: an ndarray of x's float dtype for an ndarray primal (a float64 `g`, made
+    from a Python float cotangent, is cast back for a float32 x), a Python scalar otherwise."""
+    if not isinstance(x, np.ndarray):
+        return python_scalar(g)
+    dtype = float_dtype(x.dtype)
+    return g if g.dtype == dtype or dtype.kind != "f" else g.astype(dtype)
 
 
 def linear(rule: Callable[..., Any]) -> Callable[..., Any]:
@@ -100,7 +104,7 @@ def _others_product(x: np.ndarray, axes: IntTuple) -> np.ndarray:
     Exclusive prefix times exclusive suffix products, not `prod / x`: correct when x has zeros."""
     flat, restore = _grouped(x, axes)
     n = flat.shape[-1]
-    left = np.ones(flat.shape, np.result_type(flat.dtype, np.float64))
+    left = np.ones(flat.shape, float_dtype(flat.dtype))  # float32 stays float32
     right = np.ones_like(left)
     if n > 1:
         np.cumprod(flat[..., :-1], axis=-1, out=left[..., 1:])  # left[j] = x[0] * ... * x[j-1]
@@ -539,12 +543,17 @@ def column_stack_ct(d: Any, xs: Sequence[Any]) -> Any:
 
 
 def _select_ct(d: Any, x: Any, weight: Any) -> Any:
-    return unbroadcast(ndarray_of(d) * weight, x)
+    d = ndarray_of(d)
+    return unbroadcast(d * np.asarray(weight, float_dtype(d.dtype)), x)  # float32 stays float32
 
 
-def _winner(x: Any, other: Any, beats: Any) -> np.ndarray:
-    """1 where x beats other, 1/2 on ties (the cotangent is split between the operands), else 0."""
-    return np.where(beats(x, other), 1.0, np.where(np.equal(x, other), 0.5, 0.0))
+def _winner(x: Any, other: Any, beats: Any, nan_loses: bool = False) -> np.ndarray:
+    """1 where x beats other, 1/2 on ties (the cotangent is split between the operands), else 0.
+    With `nan_loses` (`np.fmax`, `np.fmin`), a number beats a NaN."""
+    wins = beats(x, other)
+    if nan_loses:
+        wins = wins | np.isnan(other) & ~np.isnan(x)
+    return np.where(wins, 1.0, np.where(np.equal(x, other), 0.5, 0.0))
 
 
 @linear
@@ -569,6 +578,25 @@ def minimum_ct_a(d: Any, a: Any, b: Any) -> Any:
 def minimum_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.minimum(a, b)`."""
     return _select_ct(d, b, _winner(b, a, np.less))
+
+
+@linear
+def fmax_ct(d: Any, x: Any, other: Any) -> Any:
+    """Cotangent of `x` in `np.fmax(x, other)` (or `np.fmax(other, x)`): as `np.maximum`'s, but a NaN
+    loses (its cotangent goes to the number fmax returns)."""
+    return _select_ct(d, x, _winner(x, other, np.greater, nan_loses=True))
+
+
+@linear
+def fmin_ct(d: Any, x: Any, other: Any) -> Any:
+    """Cotangent of `x` in `np.fmin(x, other)` (or `np.fmin(other, x)`)."""
+    return _select_ct(d, x, _winner(x, other, np.less, nan_loses=True))
+
+
+def safe_divisor(x: Any) -> Any:
+    """x with its zeros made ones: the divisor of a formula whose numerator is 0 where x is (`np.sinc`,
+    `np.hypot`), so the quotient is 0 there without a division by zero. A scalar stays a scalar."""
+    return np.where(np.equal(x, 0), 1.0, x)[()]
 
 
 @linear
@@ -605,6 +633,31 @@ def sum_seq_ct(d: object, xs: object, n: int) -> object:
     if isinstance(d, float):
         return dict.fromkeys(range(n), d)
     return {k: unbroadcast(d, xs[k]) for k in range(n)}
+
+
+@linear
+def prod_seq_ct(d: Any, xs: Sequence[Any]) -> Any:
+    """Cotangent of xs in `math.prod(xs)`: d times the product of the others (no division: zeros are fine)."""
+    cts, left = {}, 1.0
+    for k, x in enumerate(xs):
+        cts[k] = left
+        left = left * x  # not *=: cts[k] holds the old value (an array for rows of a 2-D array)
+    right = 1.0
+    for k in range(len(xs) - 1, -1, -1):
+        cts[k] = d * cts[k] * right
+        right = right * xs[k]
+    return _as_sequence_ct(cts, xs)
+
+
+def _as_sequence_ct(cts: dict[int, Any], xs: Any) -> Any:
+    """A sequence's cotangent {position: cotangent} as an array's where the sequence is an array."""
+    return np.array([cts[k] for k in range(len(xs))]) if isinstance(xs, np.ndarray) else cts
+
+
+@linear
+def dist_ct(d: float, y: float, p: Sequence[float], q: Sequence[float]) -> Any:
+    """Cotangent of p in `y = math.dist(p, q)` (of q: swap them): d (p - q) / y, 0 where p == q (as hypot)."""
+    return _as_sequence_ct({k: 0.0 if y == 0 else d * (a - b) / y for k, (a, b) in enumerate(zip(p, q))}, p)
 
 
 @linear

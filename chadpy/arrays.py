@@ -35,7 +35,7 @@ IntTuple = tuple[int, ...]
 # ====================================================================== helpers
 
 
-def _float_dtype(dtype: Any) -> np.dtype:
+def float_dtype(dtype: Any) -> np.dtype:
     """The cotangent dtype for a primal dtype: floats and complexes keep theirs (float32 stays float32),
     integers and booleans get float64."""
     dtype = np.dtype(dtype)
@@ -43,7 +43,7 @@ def _float_dtype(dtype: Any) -> np.dtype:
 
 
 def _dtype_of(x: Any) -> np.dtype:
-    return _float_dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
+    return float_dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
 
 
 def _is_int(i: Any) -> bool:
@@ -64,6 +64,14 @@ def _int_tuple(index: Any) -> IntTuple | None:
 def ndarray_of(d: Any) -> np.ndarray:
     """A non-Zero cotangent as an ndarray (no copy unless it is a Scatter)."""
     return d.densify() if isinstance(d, Scatter) else np.asarray(d)
+
+
+def scalar_like(v: Any, x: Any) -> Any:
+    """The cotangent of the scalar primal `x` at the API: a NumPy scalar of x's type for a float32 (or
+    any non-float64 NumPy float) x, so float32 in gives float32 out; else a Python float."""
+    if isinstance(x, np.floating) and not isinstance(x, np.float64):
+        return type(x)(0.0 if v is Zero or v is None else ndarray_of(v).sum())
+    return 0.0 if v is Zero or v is None else python_scalar(ndarray_of(v))
 
 
 def python_scalar(v: Any) -> float | complex:
@@ -217,10 +225,10 @@ def dense(d: Any, like: Any) -> np.ndarray:
 
 
 def to_user_array(ct: Any, x: Any) -> Any:
-    """The user-facing gradient for primal `x`: a fresh writable array of x's shape and float dtype,
-    or a Python float for a scalar primal."""
+    """The user-facing gradient for primal `x`: a fresh writable array of x's shape and float dtype
+    (float32 stays float32), or a scalar (`scalar_like`) for a scalar primal."""
     if not isinstance(x, np.ndarray):
-        return 0.0 if ct is Zero or ct is None else python_scalar(ndarray_of(ct))
+        return scalar_like(ct, x)
     dtype = _dtype_of(x)
     if ct is Zero or ct is None:
         return np.zeros(x.shape, dtype)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import to_user_array
+from .arrays import float_dtype, scalar_like, to_user_array
 from .errors import ChadTypeError
 from .records import PYTREES, new_record
 from .runtime import Zero, tuple_part
@@ -21,7 +21,7 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if not is_active(t):
         return None
     if isinstance(t, Float):
-        return float(ct) if ct is not Zero else 0.0
+        return scalar_like(ct, value)
     if isinstance(t, Arr):
         return to_user_array(ct, value)
     if isinstance(t, Tup):
@@ -53,7 +53,7 @@ def from_user(ct: object, t: VType) -> object:
     if isinstance(t, Float):
         return float(ct)
     if isinstance(t, Arr):
-        return np.asarray(ct, dtype=float) if isinstance(ct, np.ndarray) else ct
+        return np.asarray(ct, dtype=float_dtype(ct.dtype)) if isinstance(ct, np.ndarray) else ct  # float32 stays
     if isinstance(t, Tup):
         if not isinstance(ct, tuple) or len(ct) != len(t.items):
             raise ChadTypeError(f"expected a cotangent tuple of length {len(t.items)}, got {ct!r}")

@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import runtime
+from . import array_rules, runtime
 from .arrays import dense, unbroadcast
 from .expressions import Expr, IfExp, Lit, Name, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
@@ -206,8 +206,12 @@ def numpy_function(
 
 
 def ufunc(fn: np.ufunc, vjp: Vjp, nargs: int = 1) -> Primitive:
-    """A NumPy ufunc of one or two arguments: elementwise, broadcasting. Its result keeps the kind of its
-    arguments where NumPy has an integer loop for it (`np.add`), else it is a float (`np.exp`)."""
+    """A NumPy ufunc of one or two arguments (or an elementwise NumPy function written in Python, such as
+    `np.sinc`, with a float result): broadcasting. A ufunc's result keeps the kind of its arguments where
+    NumPy has an integer loop for it (`np.add`), else it is a float (`np.exp`)."""
+    if not isinstance(fn, np.ufunc):
+        params = tuple(inspect.signature(fn).parameters)[:nargs]
+        return numpy_function(fn, vjp, params, kind=elementwise("np." + fn.__name__, "f"), elementwise=True)
     params = ("x",) if nargs == 1 else ("x1", "x2")
     integers = any(set(t.replace("->", "")) <= set(np.typecodes["AllInteger"]) for t in fn.types)
     kind = elementwise("np." + fn.__name__, None if integers else "f")
@@ -231,7 +235,8 @@ def pow_base(d: Expr, a: Expr, b: Expr, general: Callable[..., Expr]) -> Expr:
 class Spelling:
     """How a pointwise formula spells what it calls, so that it is written once for every flavour of its
     function: `m.cos(x)` is `math.cos(x)` in the rule of `math.sin` and `np.cos(x)` in that of `np.sin`.
-    The few pieces that differ by more than their module are named (`times_sign`, `pow_base`, ...)."""
+    The few pieces that differ by more than their module are named (`times_sign`, `pow_base`, ...;
+    `safe_divisor(x)`: x with its zeros made ones, for a quotient whose numerator is 0 where x is)."""
 
     def __init__(self, module: object, **own: Callable[..., Expr]):
         self.module = module
@@ -248,12 +253,14 @@ def _calls(fn: object) -> Callable[..., Expr]:
 MATH = Spelling(
     math,
     times_sign=sign_times,
+    safe_divisor=lambda x: IfExp(x.compare("==", 0), Lit(1.0), x),
     pow_base=_calls(runtime.pow_base_ct),
     pow_exponent=_calls(runtime.pow_exponent_ct),
 )
 NP = Spelling(
     np,
     times_sign=lambda d, x: d * call(np.sign, x),
+    safe_divisor=_calls(array_rules.safe_divisor),
     pow_base=_calls(runtime.power_base_ct),
     pow_exponent=_calls(runtime.power_exponent_ct),
 )
@@ -269,7 +276,7 @@ def pointwise(fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple
     least = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
     most = None if any(p.kind is p.VAR_POSITIONAL for p in params) else len(params)
     for fn in fns if isinstance(fns, tuple) else (fns,):
-        if isinstance(fn, np.ufunc):
+        if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "") == "numpy":
             p = ufunc(fn, functools.partial(vjp, NP), least)
             p.samples = sampled(domain, least)
         else:

@@ -92,6 +92,8 @@ WEIGHTS: dict[str, float] = {
     "e_math": 3.0,
     "e_hypot": 0.4,
     "e_abs": 0.5,
+    "e_special": 1.0,  # the rest of math's one-argument functions
+    "e_math2": 0.6,  # math's functions of several arguments and of lists
     "e_maxmin": 0.8,
     "e_mod": 0.15,
     "e_ifexp": 0.4,
@@ -125,6 +127,8 @@ WEIGHTS: dict[str, float] = {
     "a_where": 0.4,
     "a_clip": 0.3,
     "a_maxmin": 0.4,
+    "a_special": 1.0,  # the rest of NumPy's one-argument ufuncs
+    "a_binary2": 0.6,  # NumPy's two-argument ufuncs beyond + - * /
     "a_derived": 2.0,
     "a_shape": 0.8,  # flip roll sort tile repeat broadcast_to cumsum swapaxes pad ...
     "a_int_index": 0.6,
@@ -208,6 +212,10 @@ FN_IN = 3.0  # function values and float helpers accept |t| <= FN_IN ...
 FN_OUT = 3.0  # ... and return |result| <= FN_OUT
 MAX_DEPTH = 2  # nesting of compound statements
 KEYS = ("a", "b", "c", "w", "bias")
+SPECIAL = ("asinh", "acosh", "atanh", "asin", "acos", "exp2", "expm1", "log1p", "log2", "log10", "cbrt", "erf")
+SPECIAL += ("erfc", "gamma", "lgamma", "ldexp", "degrees", "radians")
+NP_SPECIAL = ("arcsinh", "arccosh", "arctanh", "arcsin", "arccos", "arctan", "sinc", "fabs", "positive", "exp2")
+NP_SPECIAL += ("expm1", "log1p", "log2", "log10", "cbrt", "reciprocal", "float_power", "deg2rad", "rad2deg")
 CONSTS = ("0.5", "-0.75", "1.25", "2.0", "0.1", "-1.5", "0.3", "0.9")
 CTOR_IN = 2.0  # |constructor arguments| <= this ...
 ATTR = 3.0  # ... so that every attribute of every record is <= this
@@ -520,6 +528,8 @@ class _Gen:
         if not deep:
             for k in ("e_neg", "e_binop", "e_div", "e_pow_int", "e_pow_float", "e_math", "e_hypot", "e_abs"):
                 opts[k] = w[k]
+            for k in ("e_special", "e_math2"):
+                opts[k] = w[k]
             for k in ("e_maxmin", "e_mod", "e_ifexp"):
                 opts[k] = w[k]
             if env.names(FN):
@@ -615,6 +625,56 @@ class _Gen:
     def e_hypot(self, env: Env, depth: int) -> E:
         a, b = self.fexpr(env, depth + 1), self.fexpr(env, depth + 1)
         return f"math.hypot({a[0]}, {b[0]})", math.hypot(a[1], b[1])
+
+    def e_special(self, env: Env, depth: int) -> E:
+        """math's other one-argument functions, each on a domain where it and its derivative are finite."""
+        a = self.fexpr(env, depth + 1)
+        fn = self.rng.choice(SPECIAL)
+        self.feature("math_special")
+        if fn in ("atanh", "asin", "acos"):
+            a = self.squash(a)
+            return f"math.{fn}(0.6 * {a[0]})", math.pi
+        if fn in ("exp2", "expm1"):
+            a = self.squash(a) if a[1] > 3.0 else a
+            return f"math.{fn}({a[0]})", math.exp(a[1])
+        if fn in ("log1p", "log2", "log10", "cbrt", "acosh"):
+            a = self.squash(a, 30.0)
+            shift = "1.5 + " if fn == "acosh" else "" if fn == "log1p" else "1.0 + "
+            return f"math.{fn}({shift}{a[0]} * {a[0]})", 1.5 + a[1] ** 2
+        if fn in ("gamma", "lgamma"):
+            a = self.squash(a, 2.0)
+            return f"math.{fn}(1.0 + {a[0]} * {a[0]})", max(1.0, math.gamma(1.0 + a[1] ** 2))
+        if fn == "ldexp":
+            k = self.rng.choice([-1, 1, 2])
+            return f"math.ldexp({a[0]}, {k})", a[1] * 2.0**k
+        if fn in ("degrees", "radians"):
+            return f"(math.{fn}({a[0]}) * 0.01)", a[1] * 0.6
+        if fn == "asinh":
+            return f"math.asinh({a[0]})", math.asinh(a[1])
+        return f"math.{fn}({a[0]})", 2.0  # erf, erfc
+
+    def e_math2(self, env: Env, depth: int) -> E:
+        """math's functions of several arguments (`atan2` away from the origin) and of lists."""
+        a, b = self.fexpr(env, depth + 1), self.fexpr(env, depth + 1)
+        form = self.rng.choice(["atan2", "copysign", "fmod", "remainder", "hypot", "fsum", "prod", "dist"])
+        self.feature("math_several")
+        if form == "atan2":
+            b = self.squash(b)
+            return f"math.atan2({a[0]}, 2.0 + {b[0]})", math.pi
+        if form == "copysign":
+            return f"math.copysign({a[0]}, {b[0]})", a[1]
+        if form in ("fmod", "remainder"):
+            c = self.rng.choice(["1.5", "-0.75", "2.0"])
+            return f"math.{form}({a[0]}, {c})", abs(float(c))
+        c = self.fexpr(env, depth + 1)
+        if form == "hypot":
+            return f"math.hypot({a[0]}, {b[0]}, {c[0]})", a[1] + b[1] + c[1]
+        if form == "fsum":
+            return f"math.fsum([{a[0]}, {b[0]}, {c[0]}])", a[1] + b[1] + c[1]
+        if form == "prod":
+            a, b = self.squash(a, 3.0), self.squash(b, 3.0)
+            return f"math.prod(({a[0]}, {b[0]}))", a[1] * b[1]
+        return f"math.dist(({a[0]}, {b[0]}), [{c[0]}, 0.5])", a[1] + b[1] + c[1] + 0.5
 
     def e_abs(self, env: Env, depth: int) -> E:
         a = self.fexpr(env, depth + 1)
@@ -1025,7 +1085,18 @@ class _Gen:
         if env.names(ARR, lambda t: t.shape == shape):
             opts["a_var"] = w["a_var"]
         if depth < 2:
-            for k in ("a_unary", "a_binop", "a_scalar", "a_where", "a_clip", "a_maxmin", "a_derived", "a_shape"):
+            for k in (
+                "a_unary",
+                "a_binop",
+                "a_scalar",
+                "a_where",
+                "a_clip",
+                "a_maxmin",
+                "a_derived",
+                "a_shape",
+                "a_special",
+                "a_binary2",
+            ):
                 opts[k] = w[k]
             if len(shape) == 2 or (len(shape) == 1 and depth < 1):
                 opts["a_broadcast"] = w["a_broadcast"]
@@ -1202,6 +1273,43 @@ class _Gen:
         fn = self.rng.choice(["maximum", "minimum"])
         self.feature("np_maximum")
         return f"np.{fn}({a[0]}, {b[0]})", max(a[1], b[1]), True
+
+    def a_special(self, env: Env, shape: tuple, depth: int) -> E:
+        """NumPy's other one-argument ufuncs, each on a domain where it and its derivative are finite."""
+        a = self.aexpr(env, shape, depth + 1)
+        fn = self.rng.choice(NP_SPECIAL)
+        self.feature("np_special")
+        if fn in ("arcsinh", "arctan", "sinc", "fabs", "positive"):
+            return f"np.{fn}({a[0]})", max(a[1], 1.0), True
+        if fn in ("arctanh", "arcsin", "arccos"):
+            a = self.asquash(a)
+            return f"np.{fn}(0.8 * {a[0]})", math.pi, True
+        if fn in ("exp2", "expm1"):
+            a = self.asquash(a) if a[1] > 3.0 else a
+            return f"np.{fn}({a[0]})", math.exp(a[1]), True
+        if fn in ("log1p", "log2", "log10", "cbrt", "arccosh", "reciprocal"):
+            a = self.asquash(a, 30.0)
+            shift = "1.5 + " if fn == "arccosh" else "" if fn == "log1p" else "1.0 + "
+            return f"np.{fn}({shift}{a[0]} * {a[0]})", 1.5 + a[1] ** 2, True
+        if fn == "float_power":
+            a = self.asquash(a, 5.0)
+            return f"np.float_power(1.0 + {a[0]} * {a[0]}, 1.5)", (1.0 + a[1] ** 2) ** 1.5, True
+        return f"(np.{fn}({a[0]}) * 0.01)", a[1] * 0.6, True  # deg2rad, rad2deg, degrees, radians
+
+    def a_binary2(self, env: Env, shape: tuple, depth: int) -> E:
+        """NumPy's two-argument ufuncs (`arctan2` away from the origin)."""
+        a, b = self.aexpr(env, shape, depth + 1), self.aexpr(env, shape, depth + 1)
+        fn = self.rng.choice(["hypot", "logaddexp", "logaddexp2", "arctan2", "fmax", "fmin", "copysign", "mod"])
+        self.feature("np_binary")
+        if fn == "arctan2":
+            b = self.asquash(b)
+            return f"np.arctan2({a[0]}, 2.0 + {b[0]})", math.pi, True
+        if fn == "mod":
+            c = self.rng.choice(["1.5", "-0.75"])
+            return f"np.{self.rng.choice(['mod', 'fmod', 'remainder'])}({a[0]}, {c})", abs(float(c)), True
+        if fn == "copysign":
+            return f"np.copysign({a[0]}, {b[0]})", a[1], True
+        return f"np.{fn}({a[0]}, {b[0]})", a[1] + b[1] + 1.0, True
 
     def a_pow_arange(self, env: Env, shape: tuple, depth: int) -> E:
         x = self.squash(self.fexpr(env, 2), 1.5)

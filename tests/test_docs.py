@@ -122,7 +122,7 @@ def test_design_pages_new_primitive_is_one_line():
         "asinh_user",
     )
     try:
-        assert math.asinh not in primitives.PRIMITIVES
+        del primitives.PRIMITIVES[math.asinh], primitives.PRIMITIVES[np.arcsinh]  # registered by the line itself
         exec(line, {"pointwise": primitives.pointwise, "math": math, "np": np})
         assert_grad_matches_fd(f, (0.7, np.array([[0.5, -1.0], [2.0, 0.25]])), argnums=(0, 1))
     finally:

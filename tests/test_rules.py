@@ -61,10 +61,9 @@ _SHAPES = {
 def _spelling(fn: object) -> str | None:
     """How source code names a registered function (None: chadpy's own helpers, called by lowering)."""
     module, name = getattr(fn, "__module__", None), getattr(fn, "__name__", None)
-    if (
-        scipy is not None and name is not None and getattr(scipy.special, name, None) is fn
-    ):  # SciPy's ufuncs name no module
-        return f"scipy.special.{name}"
+    numpy_own = module is not None and module.startswith("numpy")  # `scipy.special.sinc` is NumPy's
+    if scipy is not None and name is not None and not numpy_own and getattr(scipy.special, name, None) is fn:
+        return f"scipy.special.{name}"  # SciPy's ufuncs name no module
     owner = getattr(fn, "__self__", None)  # `scipy.stats.norm.logpdf`: a method of a distribution
     if scipy is not None and owner is not None and not isinstance(owner, type) and "scipy.stats" in (module or ""):
         family = next(k for k, v in vars(scipy.stats).items() if v is owner)

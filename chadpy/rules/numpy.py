@@ -63,10 +63,12 @@ def _data(fn: Callable, params: tuple[str, ...], defaults: tuple[object, ...], k
     return _np(fn, None, params, defaults, kind, data_only=True, **more)
 
 
-def _selection(fn: Callable, ct_a: Callable, ct_b: Callable) -> Primitive:
-    """`np.maximum`, `np.minimum`: elementwise, broadcasting in their runtime rules."""
+def _selection(fn: Callable, ct_a: Callable, ct_b: Callable | None = None) -> Primitive:
+    """`np.maximum`, `np.minimum`: elementwise, broadcasting in their runtime rules. Without `ct_b`
+    (`np.fmax`, `np.fmin`), `ct_a(d, x, other)` gives either operand's cotangent."""
+    vjp = _by_rules(ct_a, ct_b) if ct_b else lambda d, y, a, b: [call(ct_a, d, a, b), call(ct_a, d, b, a)]
     samples = ((_M, _M), (_M, REALS.of(3)), (REALS, _M))
-    return _np(fn, _by_rules(ct_a, ct_b), ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
+    return _np(fn, vjp, ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
 
 
 _matmul_vjp = _by_rules(array_rules.matmul_ct_a, array_rules.matmul_ct_b)
@@ -78,6 +80,8 @@ PRIMITIVES.update(
     {
         np.maximum: _selection(np.maximum, array_rules.maximum_ct_a, array_rules.maximum_ct_b),
         np.minimum: _selection(np.minimum, array_rules.minimum_ct_a, array_rules.minimum_ct_b),
+        np.fmax: _selection(np.fmax, array_rules.fmax_ct),
+        np.fmin: _selection(np.fmin, array_rules.fmin_ct),
         np.clip: _np(
             np.clip,
             lambda d, y, x, lo, hi: [call(array_rules.clip_ct, d, x, lo, hi), None, None],
@@ -145,6 +149,12 @@ PRIMITIVES.update(
         np.isnan: _discrete_ufunc(np.isnan, "b"),
         np.isfinite: _discrete_ufunc(np.isfinite, "b"),
         np.isinf: _discrete_ufunc(np.isinf, "b"),
+        np.trunc: _discrete_ufunc(np.trunc, "f"),
+        np.rint: _discrete_ufunc(np.rint, "f"),
+        np.fix: _discrete_ufunc(np.fix, "f"),
+        np.signbit: _discrete_ufunc(np.signbit, "b"),
+        np.heaviside: _np(np.heaviside, None, ("x1", "x2"), kind=elementwise("np.heaviside", "f")),
+        np.floor_divide: _np(np.floor_divide, None, ("x1", "x2"), kind=elementwise("np.floor_divide")),
         np.allclose: _np(np.allclose, None, ("a", "b", "rtol", "atol"), (1e-05, 1e-08), kind=BOOL_RESULT),
         np.isclose: _np(
             np.isclose, None, ("a", "b", "rtol", "atol"), (1e-05, 1e-08), kind=elementwise("np.isclose", "b")

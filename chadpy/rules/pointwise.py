@@ -15,8 +15,9 @@ import math
 
 import numpy as np
 
-from ..expressions import Expr, IfExp, Lit
-from ..primitives import NONZERO, POSITIVE, REALS, Reals, Spelling, pointwise, pow_base
+from .. import runtime
+from ..expressions import Expr, Lit, call
+from ..primitives import NONZERO, POSITIVE, PRIMITIVES, REALS, Reals, Spelling, pointwise, pow_base, sampled
 
 
 def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> list[Expr]:
@@ -27,41 +28,87 @@ def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> li
 
 
 def _hypot(m: Spelling, d: Expr, y: Expr, *xs: Expr) -> list[Expr]:
-    return [IfExp(y.compare("==", 0), Lit(0.0), d * x / y) for x in xs]
+    """0 at the origin (the limit along every ray is a direction's cosine; JAX and autograd give 0 too)."""
+    return [d * x / m.safe_divisor(y) for x in xs]
+
+
+def _sinc(m: Spelling, d: Expr, y: Expr, x: Expr) -> list[Expr]:
+    """sinc(x) = sin(pi x) / (pi x): (cos(pi x) - sinc(x)) / x, and its limit 0 at x = 0."""
+    return [d * (m.cos(math.pi * x) - y) / m.safe_divisor(x)]
+
+
+def _mod(m: Spelling, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
+    """`a % b` = a - b * floor(a / b): the derivative of the piece a lies on (d/db = -floor(a / b))."""
+    return [d, -(d * (a // b))]
 
 
 _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_DEGREE = math.pi / 180.0
 _BASE = Reals(1.5, 3.0)  # a logarithm's base, away from 1
+_ABOVE_ONE = Reals(1.2, 3.0)  # arccosh's domain, away from its pole at 1
+_TWO_SIDED = Reals(0.3, 2.0, signed=True)  # away from 0 (a jump of fmod's and remainder's derivative)
+_GAMMA = Reals(0.3, 4.0)  # gamma on positive reals, away from its poles at 0, -1, ...
 
-# arithmetic: the operators `+ - * / ** -x` and the builtins `abs`, `pow` (scalar.py) share these
+# arithmetic: the operators `+ - * / ** -x %` and the builtins `abs`, `pow` (scalar.py) share these
 ADD = pointwise(np.add, lambda m, d, y, a, b: [d, d])
 SUB = pointwise(np.subtract, lambda m, d, y, a, b: [d, -d])
 MUL = pointwise(np.multiply, lambda m, d, y, a, b: [d * b, d * a])
 DIV = pointwise(np.divide, lambda m, d, y, a, b: [d / b, -(d * y) / b], (REALS, NONZERO))
 NEG = pointwise(np.negative, lambda m, d, y, x: [-d])
+MOD = pointwise(np.remainder, _mod, (REALS, NONZERO))
 POW = pointwise(
-    (math.pow, np.power), lambda m, d, y, a, b: [pow_base(d, a, b, m.pow_base), m.pow_exponent(d, y, a)], POSITIVE
+    (math.pow, np.power, np.float_power),
+    lambda m, d, y, a, b: [pow_base(d, a, b, m.pow_base), m.pow_exponent(d, y, a)],
+    POSITIVE,
 )
-ABS = pointwise((math.fabs, np.abs), lambda m, d, y, x: [m.times_sign(d, x)], NONZERO)
+ABS = pointwise((math.fabs, np.abs, np.fabs), lambda m, d, y, x: [m.times_sign(d, x)], NONZERO)
+pointwise(np.positive, lambda m, d, y, x: [d])
 pointwise(np.square, lambda m, d, y, x: [2.0 * d * x])
-# one argument
+pointwise(np.reciprocal, lambda m, d, y, x: [-(d * y * y)], NONZERO)
+pointwise((math.cbrt, np.cbrt), lambda m, d, y, x: [d / (3.0 * y * y)], NONZERO)
+pointwise((math.sqrt, np.sqrt), lambda m, d, y, x: [d / (2.0 * y)], POSITIVE)
+pointwise((math.radians, np.radians, np.deg2rad), lambda m, d, y, x: [d * _DEGREE])
+pointwise((math.degrees, np.degrees, np.rad2deg), lambda m, d, y, x: [d / _DEGREE])
+# trigonometric and hyperbolic
 pointwise((math.sin, np.sin), lambda m, d, y, x: [d * m.cos(x)])
 pointwise((math.cos, np.cos), lambda m, d, y, x: [-(d * m.sin(x))])
 pointwise((math.tan, np.tan), lambda m, d, y, x: [d * (1.0 + y * y)])
-pointwise(math.asin, lambda m, d, y, x: [d / m.sqrt(1.0 - x * x)])
-pointwise(math.acos, lambda m, d, y, x: [-d / m.sqrt(1.0 - x * x)])
-pointwise(math.atan, lambda m, d, y, x: [d / (1.0 + x * x)])
+pointwise((math.asin, np.arcsin), lambda m, d, y, x: [d / m.sqrt(1.0 - x * x)])
+pointwise((math.acos, np.arccos), lambda m, d, y, x: [-d / m.sqrt(1.0 - x * x)])
+pointwise((math.atan, np.arctan), lambda m, d, y, x: [d / (1.0 + x * x)])
+pointwise(np.sinc, _sinc, Reals(-1.5, 1.5))
 pointwise((math.sinh, np.sinh), lambda m, d, y, x: [d * m.cosh(x)])
 pointwise((math.cosh, np.cosh), lambda m, d, y, x: [d * m.sinh(x)])
 pointwise((math.tanh, np.tanh), lambda m, d, y, x: [d * (1.0 - y * y)])
+pointwise((math.asinh, np.arcsinh), lambda m, d, y, x: [d / m.sqrt(x * x + 1.0)])
+pointwise((math.acosh, np.arccosh), lambda m, d, y, x: [d / m.sqrt(x * x - 1.0)], _ABOVE_ONE)
+pointwise((math.atanh, np.arctanh), lambda m, d, y, x: [d / (1.0 - x * x)])
+# exponentials and logarithms
 pointwise((math.exp, np.exp), lambda m, d, y, x: [d * y])
-pointwise(math.expm1, lambda m, d, y, x: [d * (y + 1.0)])
+pointwise((math.exp2, np.exp2), lambda m, d, y, x: [d * y * _LN2])
+pointwise((math.expm1, np.expm1), lambda m, d, y, x: [d * (y + 1.0)])
 pointwise((math.log, np.log), _log, (POSITIVE, _BASE))
-pointwise(math.log1p, lambda m, d, y, x: [d / (1.0 + x)])
-pointwise(math.log2, lambda m, d, y, x: [d / (x * math.log(2.0))], POSITIVE)
-pointwise(math.log10, lambda m, d, y, x: [d / (x * math.log(10.0))], POSITIVE)
-pointwise((math.sqrt, np.sqrt), lambda m, d, y, x: [d / (2.0 * y)], POSITIVE)
+pointwise((math.log1p, np.log1p), lambda m, d, y, x: [d / (1.0 + x)])
+pointwise((math.log2, np.log2), lambda m, d, y, x: [d / (x * _LN2)], POSITIVE)
+pointwise((math.log10, np.log10), lambda m, d, y, x: [d / (x * _LN10)], POSITIVE)
+pointwise(np.logaddexp, lambda m, d, y, a, b: [d * m.exp(a - y), d * m.exp(b - y)], Reals(-3.0, 3.0))
+pointwise(np.logaddexp2, lambda m, d, y, a, b: [d * m.exp2(a - y), d * m.exp2(b - y)], Reals(-3.0, 3.0))
+# special functions
 pointwise(math.erf, lambda m, d, y, x: [d * _SQRT_PI_2 * m.exp(-(x * x))])
+pointwise(math.erfc, lambda m, d, y, x: [-(d * _SQRT_PI_2 * m.exp(-(x * x)))])
+pointwise(math.gamma, lambda m, d, y, x: [d * y * call(runtime.digamma, x)], _GAMMA)
+pointwise(math.lgamma, lambda m, d, y, x: [d * call(runtime.digamma, x)], _GAMMA)
 # several arguments
-pointwise(math.atan2, lambda m, d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)])
+pointwise(
+    (math.atan2, np.arctan2), lambda m, d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)], NONZERO
+)
 pointwise(math.hypot, _hypot)
+pointwise(np.hypot, lambda m, d, y, a, b: _hypot(m, d, y, a, b))
+# the sign of x (0 at x = 0, as abs), times that of s (copysign(x, -0.0) is -|x|); 0 to s (a jump at 0)
+pointwise((math.copysign, np.copysign), lambda m, d, y, x, s: [m.times_sign(d, x) * m.copysign(1.0, s), Lit(0.0)])
+pointwise((math.fmod, np.fmod), lambda m, d, y, a, b: [d, -(d * m.trunc(a / b))], (REALS, _TWO_SIDED))
+# math.remainder rounds the quotient half to even; (a - y) / b is that integer up to rounding
+pointwise(math.remainder, lambda m, d, y, a, b: [d, -(d * call(round, (a - y) / b))], (_TWO_SIDED, _TWO_SIDED))
+pointwise((math.ldexp, np.ldexp), lambda m, d, y, x, i: [d * m.ldexp(1.0, i), None], (REALS, 3))
+PRIMITIVES[math.hypot].samples = sampled(REALS, 1, 2, 3)  # hypot(*xs)

@@ -15,10 +15,11 @@ import math
 
 import numpy as np
 
-from .. import runtime
-from ..expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp
+from .. import array_rules, runtime
+from ..expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from ..kinds import (
     BOOL_RESULT,
+    FLOAT_RESULT,
     INDICES,
     INT_RESULT,
     NONE_RESULT,
@@ -29,6 +30,7 @@ from ..kinds import (
     elementwise,
     fixed,
     round_builtin,
+    sum_builtin,
 )
 from ..primitives import (
     MATH,
@@ -45,7 +47,7 @@ from ..primitives import (
 )
 from ..vtypes import OBJECT, REAL, SLICE
 from .numpy import MATMUL
-from .pointwise import ABS, ADD, DIV, MUL, NEG, POW, SUB
+from .pointwise import ABS, ADD, DIV, MOD, MUL, NEG, POW, SUB
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
 
 
@@ -64,10 +66,6 @@ def _binary(
     )
 
 
-def _mod(m: object, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [d, -(d * (a // b))]
-
-
 def _compare(name: str, symbol: str, kind: KindRule = compare) -> Primitive:
     return Primitive(name, lambda a, b: Compare(symbol, a, b), None, (2, 2), kind)
 
@@ -84,6 +82,7 @@ def _min_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
 
 
 _TWO = ((REALS, REALS),)
+_LIST = [REALS, REALS, REALS]  # a list of floats the rule test samples
 _PRINT_OPTIONS = {"sep": " ", "end": "\n", "file": None, "flush": False}
 
 
@@ -109,7 +108,7 @@ OPERATORS.update(
         "*": _binary("mul", "*", MUL, for_sequences=REPEAT, ufunc=np.multiply),
         "/": _binary("truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide),
         "**": _binary("pow", "**", POW, POSITIVE, for_arrays=PRIMITIVES[np.power]),
-        "%": _binary("mod", "%", _mod, (REALS, NONZERO), ufunc=np.remainder),
+        "%": _binary("mod", "%", MOD, (REALS, NONZERO), ufunc=np.remainder),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
         "neg": _unary("neg", "-", _scalar(NEG)),
@@ -138,6 +137,39 @@ PRIMITIVES.update(
         math.isnan: function(math.isnan, None, kind=BOOL_RESULT),
         math.isinf: function(math.isinf, None, kind=BOOL_RESULT),
         math.isfinite: function(math.isfinite, None, kind=BOOL_RESULT),
+        math.isclose: function(math.isclose, None, (2, 2), kind=BOOL_RESULT),
+        math.isqrt: function(math.isqrt, None, kind=INT_RESULT),
+        math.factorial: function(math.factorial, None, kind=INT_RESULT),
+        math.gcd: function(math.gcd, None, (0, None), kind=INT_RESULT),
+        math.lcm: function(math.lcm, None, (0, None), kind=INT_RESULT),
+        math.comb: function(math.comb, None, (2, 2), kind=INT_RESULT),
+        math.perm: function(math.perm, None, (1, 2), kind=INT_RESULT),
+        # math on sequences of numbers
+        math.fsum: Primitive(
+            "math.fsum",
+            lambda xs: call(math.fsum, xs),
+            lambda d, y, xs, saved: [call(array_rules.sum_seq_ct, d, xs, saved)],
+            kind=FLOAT_RESULT,
+            saves=lambda y, xs: call(len, xs),
+            containers=True,
+            fn=math.fsum,
+            samples=((_LIST,),),
+        ),
+        math.prod: function(
+            math.prod,
+            lambda d, y, xs: [call(array_rules.prod_seq_ct, d, xs)],
+            kind=sum_builtin,
+            params=("iterable",),
+            containers=True,
+            samples=((_LIST,), ([REALS, 0.0, REALS],), (REALS.of(3, 2),)),
+        ),
+        math.dist: function(
+            math.dist,
+            lambda d, y, p, q: [call(array_rules.dist_ct, d, y, p, q), call(array_rules.dist_ct, d, y, q, p)],
+            (2, 2),
+            containers=True,
+            samples=((_LIST, _LIST), ([REALS], [REALS])),
+        ),
         # builtins
         builtins.abs: function(
             builtins.abs, _scalar(ABS), kind=elementwise("abs"), for_arrays=PRIMITIVES[np.abs], samples=((NONZERO,),)
