@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from .array_rules import _others_product, _t, linear
+from .array_rules import _t, linear
 from .arrays import ndarray_of, python_scalar, unbroadcast
 from .errors import ChadError
+from .reduction_rules import _others_product
 from .runtime import Zero
 
 _TIE = 1e-10  # eigenvalues / singular values closer than this (relative to the largest) are ties

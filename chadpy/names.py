@@ -18,7 +18,17 @@ import keyword
 import re
 
 # the modules whose functions and classes the generated code calls by their own names
-_HELPER_MODULES = ("runtime", "arrays", "array_rules", "environments", "primitives")
+_HELPER_MODULES = (
+    "runtime",
+    "arrays",
+    "array_rules",
+    "reduction_rules",
+    "shape_rules",
+    "linalg_rules",
+    "special_rules",  # SciPy's: only when SciPy imports
+    "environments",
+    "primitives",
+)
 # names codegen spells outside objects with (module aliases, placeholders)
 _SPELLINGS = {"math", "np", "numpy", "default", "tuple_type"}
 # a temporary named after an operation whose name is taken by a builtin or a helper
@@ -41,7 +51,10 @@ def reserved() -> frozenset[str]:
     """Names no temporary takes: Python's builtins and the names of the runtime helpers."""
     out = {n for n in dir(builtins) if not n.startswith("_")} | _SPELLINGS
     for m in _HELPER_MODULES:
-        module = importlib.import_module(f"chadpy.{m}")
+        try:
+            module = importlib.import_module(f"chadpy.{m}")
+        except ImportError:  # special_rules without SciPy: its helpers are never called
+            continue
         out.update(
             n
             for n, v in vars(module).items()

@@ -17,30 +17,23 @@ import pytest
 from chadpy import arrays
 from chadpy.array_rules import (
     clip_ct,
-    concatenate_ct,
     dot_ct_a,
     dot_ct_b,
-    extremum_ct,
     matmul_ct_a,
     matmul_ct_b,
     maximum_ct_a,
     maximum_ct_b,
-    mean_ct,
     minimum_ct_a,
     minimum_ct_b,
-    norm_ct,
     outer_ct_a,
     outer_ct_b,
-    prod_ct,
-    reshape_ct,
-    stack_ct,
-    sum_ct,
-    transpose_ct,
     where_ct_a,
     where_ct_b,
 )
 from chadpy.arrays import Scatter, dense, index_ct, to_user_array, unbroadcast
+from chadpy.reduction_rules import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
 from chadpy.runtime import Zero, add
+from chadpy.shape_rules import concatenate_ct, reshape_ct, stack_ct, transpose_ct
 
 
 @pytest.fixture

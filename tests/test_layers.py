@@ -19,6 +19,8 @@ ORDER = [
     "runtime",
     "arrays",
     "array_rules",
+    "reduction_rules",
+    "shape_rules",
     "linalg_rules",
     "special_rules",  # SciPy's: imported only by rules.special and rules.stats
     "expressions",  # the generated code's expressions (rules are written in them)

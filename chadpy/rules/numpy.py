@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules, runtime
+from .. import array_rules, reduction_rules, runtime, shape_rules
 from ..expressions import BinOp, Obj, call
 from ..kinds import (
     BOOL_RESULT,
@@ -117,7 +117,7 @@ PRIMITIVES.update(
         ),
         np.array: _np(
             np.array,
-            lambda d, y, x, dtype: [call(array_rules.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
             ("object", "dtype"),
             (None,),
             kind=array_like,
@@ -126,7 +126,7 @@ PRIMITIVES.update(
         ),
         np.asarray: _np(
             np.asarray,
-            lambda d, y, x, dtype: [call(array_rules.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
             ("a", "dtype"),
             (None,),
             kind=array_like,
@@ -172,14 +172,14 @@ PRIMITIVES.update(
         np.identity: _data(np.identity, ("n",), (), fixed(Arr(2, "f"))),
         np.full: _np(
             np.full,
-            lambda d, y, shape, value: [None, call(array_rules.broadcast_to_ct, d, value)],
+            lambda d, y, shape, value: [None, call(shape_rules.broadcast_to_ct, d, value)],
             ("shape", "fill_value"),
             kind=full,
             samples=(((2, 3), REALS), (3, REALS)),
         ),
         np.full_like: _np(
             np.full_like,
-            lambda d, y, a, value: [_ZERO, call(array_rules.broadcast_to_ct, d, value)],  # a gives its shape
+            lambda d, y, a, value: [_ZERO, call(shape_rules.broadcast_to_ct, d, value)],  # a gives its shape
             ("a", "fill_value"),
             kind=full_like,
             samples=((_M, REALS),),
@@ -187,14 +187,14 @@ PRIMITIVES.update(
         np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like),
         np.copy: _np(
             np.copy,
-            lambda d, y, a: [call(array_rules.array_ct, d, a)],
+            lambda d, y, a: [call(reduction_rules.array_ct, d, a)],
             ("a",),
             kind=same_array,
             samples=((_M,), (REALS,)),
         ),
         np.astype: _np(
             np.astype,
-            lambda d, y, a, dtype: [call(array_rules.astype_ct, d, a), None],
+            lambda d, y, a, dtype: [call(reduction_rules.astype_ct, d, a), None],
             ("x", "dtype"),
             kind=array_like,
             samples=((_M, "float64"), (REALS.of(3), "float")),

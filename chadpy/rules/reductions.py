@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules
+from .. import reduction_rules
 from ..expressions import Expr, Lit, call
 from ..kinds import KindRule, cumulative, mean_rule, reduction
 from ..primitives import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
@@ -54,13 +54,13 @@ def _reduction(
 
 
 def _average(d: Expr, y: Expr, a: Expr, axis: Expr, keepdims: Expr, weights: Expr) -> list[Expr | None]:
-    ct_a = call(array_rules.average_ct_a, d, y, a, axis, keepdims, weights)
+    ct_a = call(reduction_rules.average_ct_a, d, y, a, axis, keepdims, weights)
     unweighted = isinstance(weights, Lit) and weights.value is None
     return [
         ct_a,
         None,
         None,
-        None if unweighted else call(array_rules.average_ct_weights, d, y, a, axis, keepdims, weights),
+        None if unweighted else call(reduction_rules.average_ct_weights, d, y, a, axis, keepdims, weights),
     ]
 
 
@@ -77,25 +77,25 @@ _NORM_SAMPLES = (
 
 PRIMITIVES.update(
     {
-        np.sum: _reduction(np.sum, array_rules.sum_ct),
-        np.mean: _reduction(np.mean, array_rules.mean_ct, kind=mean_rule),
-        np.prod: _reduction(np.prod, array_rules.prod_ct, with_y=True),
-        np.max: _reduction(np.max, array_rules.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, array_rules.extremum_ct, with_y=True),
-        np.amax: _reduction(np.amax, array_rules.extremum_ct, with_y=True),
-        np.amin: _reduction(np.amin, array_rules.extremum_ct, with_y=True),
-        np.ptp: _reduction(np.ptp, array_rules.ptp_ct),
-        np.median: _reduction(np.median, array_rules.median_ct, kind=reduction("f")),
+        np.sum: _reduction(np.sum, reduction_rules.sum_ct),
+        np.mean: _reduction(np.mean, reduction_rules.mean_ct, kind=mean_rule),
+        np.prod: _reduction(np.prod, reduction_rules.prod_ct, with_y=True),
+        np.max: _reduction(np.max, reduction_rules.extremum_ct, with_y=True),
+        np.min: _reduction(np.min, reduction_rules.extremum_ct, with_y=True),
+        np.amax: _reduction(np.amax, reduction_rules.extremum_ct, with_y=True),
+        np.amin: _reduction(np.amin, reduction_rules.extremum_ct, with_y=True),
+        np.ptp: _reduction(np.ptp, reduction_rules.ptp_ct),
+        np.median: _reduction(np.median, reduction_rules.median_ct, kind=reduction("f")),
         np.var: _reduction(
             np.var,
-            array_rules.var_ct,
+            reduction_rules.var_ct,
             kind=reduction("f"),
             extra=(("ddof", 0),),
             samples=(*(s + (0,) for s in _REDUCE_SAMPLES), (_M, 1, False, 1)),
         ),
         np.std: _reduction(
             np.std,
-            array_rules.std_ct,
+            reduction_rules.std_ct,
             with_y=True,
             kind=reduction("f"),
             extra=(("ddof", 0),),
@@ -116,7 +116,7 @@ PRIMITIVES.update(
         ),
         np.cumsum: _np(
             np.cumsum,
-            lambda d, y, x, axis: [call(array_rules.cumsum_ct, d, x, axis), None],
+            lambda d, y, x, axis: [call(reduction_rules.cumsum_ct, d, x, axis), None],
             ("a", "axis"),
             (None,),
             kind=cumulative,
@@ -124,16 +124,16 @@ PRIMITIVES.update(
         ),
         np.cumprod: _np(
             np.cumprod,
-            lambda d, y, x, axis: [call(array_rules.cumprod_ct, d, y, x, axis), None],
+            lambda d, y, x, axis: [call(reduction_rules.cumprod_ct, d, y, x, axis), None],
             ("a", "axis"),
             (None,),
             kind=cumulative,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None), (_ZEROS, 1), (_ZEROS, None)),
         ),
-        # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (array_rules.norm_ct)
+        # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (reduction_rules.norm_ct)
         np.linalg.norm: _reduction(
             np.linalg.norm,
-            array_rules.norm_ct,
+            reduction_rules.norm_ct,
             with_y=True,
             kind=reduction("f"),
             extra=(("ord", None),),

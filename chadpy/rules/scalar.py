@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from .. import array_rules, runtime
+from .. import reduction_rules, runtime
 from ..expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from ..kinds import (
     BOOL_RESULT,
@@ -148,7 +148,7 @@ PRIMITIVES.update(
         math.fsum: Primitive(
             "math.fsum",
             lambda xs: call(math.fsum, xs),
-            lambda d, y, xs, saved: [call(array_rules.sum_seq_ct, d, xs, saved)],
+            lambda d, y, xs, saved: [call(reduction_rules.sum_seq_ct, d, xs, saved)],
             kind=FLOAT_RESULT,
             saves=lambda y, xs: call(len, xs),
             containers=True,
@@ -157,7 +157,7 @@ PRIMITIVES.update(
         ),
         math.prod: function(
             math.prod,
-            lambda d, y, xs: [call(array_rules.prod_seq_ct, d, xs)],
+            lambda d, y, xs: [call(reduction_rules.prod_seq_ct, d, xs)],
             kind=sum_builtin,
             params=("iterable",),
             containers=True,
@@ -165,7 +165,7 @@ PRIMITIVES.update(
         ),
         math.dist: function(
             math.dist,
-            lambda d, y, p, q: [call(array_rules.dist_ct, d, y, p, q), call(array_rules.dist_ct, d, y, q, p)],
+            lambda d, y, p, q: [call(reduction_rules.dist_ct, d, y, p, q), call(reduction_rules.dist_ct, d, y, q, p)],
             (2, 2),
             containers=True,
             samples=((_LIST, _LIST), ([REALS], [REALS])),

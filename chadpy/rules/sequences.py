@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 import functools
 
-from .. import array_rules, runtime
+from .. import reduction_rules, runtime
 from ..errors import ChadTypeError
 from ..expressions import Attr, BinOp, CallX, call
 from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
@@ -270,7 +270,7 @@ REPEAT = Primitive(
 SUM_SEQ = Primitive(
     "sum",
     lambda *a: call(builtins.sum, *a),
-    lambda d, y, xs, start=None, saved=None: [call(array_rules.sum_seq_ct, d, xs, saved), d],
+    lambda d, y, xs, start=None, saved=None: [call(reduction_rules.sum_seq_ct, d, xs, saved), d],
     (1, 2),
     sum_builtin,
     saves=lambda y, xs, start=None: call(len, xs),
@@ -283,7 +283,7 @@ def _extreme_seq(fn: object) -> Primitive:
     return Primitive(
         fn.__name__,
         lambda xs: call(fn, xs),
-        lambda d, y, xs: [call(array_rules.extreme_seq_ct, d, y, xs)],
+        lambda d, y, xs: [call(reduction_rules.extreme_seq_ct, d, y, xs)],
         (1, 1),
         _element_type,
         containers=True,

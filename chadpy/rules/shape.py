@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules
+from .. import shape_rules
 from ..expressions import Expr, call
 from ..kinds import (
     ARGSORTED,
@@ -41,7 +41,7 @@ PRIMITIVES.update(
     {
         np.reshape: _np(
             np.reshape,
-            lambda d, y, x, shape: [call(array_rules.reshape_ct, d, x), None],
+            lambda d, y, x, shape: [call(shape_rules.reshape_ct, d, x), None],
             ("a", "shape"),
             kind=reshape,
             aliases="view",
@@ -49,7 +49,7 @@ PRIMITIVES.update(
         ),
         np.transpose: _np(
             np.transpose,
-            lambda d, y, x, axes: [call(array_rules.transpose_ct, d, x, axes), None],
+            lambda d, y, x, axes: [call(shape_rules.transpose_ct, d, x, axes), None],
             ("a", "axes"),
             (None,),
             kind=same_array,
@@ -58,7 +58,7 @@ PRIMITIVES.update(
         ),
         np.concatenate: _np(
             np.concatenate,
-            lambda d, y, xs, axis: [call(array_rules.concatenate_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(shape_rules.concatenate_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=concatenate,
@@ -67,7 +67,7 @@ PRIMITIVES.update(
         ),
         np.stack: _np(
             np.stack,
-            lambda d, y, xs, axis: [call(array_rules.stack_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(shape_rules.stack_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=stack,
@@ -84,7 +84,7 @@ def _moved(ct: Callable) -> Callable[..., list[Expr | None]]:
 
 
 def _flip_along(axis: int) -> Callable[..., list[Expr | None]]:
-    return lambda d, y, x: [call(array_rules.flip_ct, d, x, axis)]
+    return lambda d, y, x: [call(shape_rules.flip_ct, d, x, axis)]
 
 
 def _shape_op(fn: Callable, ct: Callable, params: tuple[str, ...], defaults: tuple = (), **more) -> Primitive:
@@ -102,7 +102,7 @@ _SQ = REALS.of(3, 3)
 
 def _reshaped(d: Expr, y: Expr, x: Expr, *rest: Expr) -> list[Expr | None]:
     """ravel, squeeze, expand_dims, atleast_*d: the same elements, reshaped."""
-    return [call(array_rules.reshape_ct, d, x), *[None] * len(rest)]
+    return [call(shape_rules.reshape_ct, d, x), *[None] * len(rest)]
 
 
 _AT_LEAST = ((REALS,), (REALS.of(3),), (_M,))
@@ -132,7 +132,7 @@ PRIMITIVES.update(
         np.atleast_3d: _np(np.atleast_3d, _reshaped, ("arys",), kind=at_least(3), samples=_AT_LEAST),
         np.swapaxes: _shape_op(
             np.swapaxes,
-            array_rules.swapaxes_ct,
+            shape_rules.swapaxes_ct,
             ("a", "axis1", "axis2"),
             kind=same_array,
             aliases="view",
@@ -140,7 +140,7 @@ PRIMITIVES.update(
         ),
         np.moveaxis: _shape_op(
             np.moveaxis,
-            array_rules.moveaxis_ct,
+            shape_rules.moveaxis_ct,
             ("a", "source", "destination"),
             kind=same_array,
             aliases="view",
@@ -148,7 +148,7 @@ PRIMITIVES.update(
         ),
         np.flip: _shape_op(
             np.flip,
-            array_rules.flip_ct,
+            shape_rules.flip_ct,
             ("m", "axis"),
             (None,),
             kind=same_array,
@@ -159,7 +159,7 @@ PRIMITIVES.update(
         np.flipud: _np(np.flipud, _flip_along(0), ("m",), kind=same_array, aliases="view", samples=((_M,),)),
         np.rot90: _shape_op(
             np.rot90,
-            array_rules.rot90_ct,
+            shape_rules.rot90_ct,
             ("m", "k", "axes"),
             (1, (0, 1)),
             kind=same_array,
@@ -167,7 +167,7 @@ PRIMITIVES.update(
         ),
         np.roll: _shape_op(
             np.roll,
-            array_rules.roll_ct,
+            shape_rules.roll_ct,
             ("a", "shift", "axis"),
             (None,),
             kind=same_array,
@@ -175,14 +175,14 @@ PRIMITIVES.update(
         ),
         np.tile: _shape_op(
             np.tile,
-            array_rules.tile_ct,
+            shape_rules.tile_ct,
             ("A", "reps"),
             kind=TILED,
             samples=((_M, 2), (REALS.of(3), (2, 2)), (REALS, 3)),
         ),
         np.repeat: _shape_op(
             np.repeat,
-            array_rules.repeat_ct,
+            shape_rules.repeat_ct,
             ("a", "repeats", "axis"),
             (None,),
             kind=REPEATED,
@@ -190,14 +190,14 @@ PRIMITIVES.update(
         ),
         np.pad: _shape_op(
             np.pad,
-            array_rules.pad_ct,
+            shape_rules.pad_ct,
             ("array", "pad_width"),
             kind=same_array,
             samples=((_M, 1), (_M, ((1, 0), (2, 1))), (REALS.of(3), (2, 1))),
         ),
         np.diag: _shape_op(
             np.diag,
-            array_rules.diag_ct,
+            shape_rules.diag_ct,
             ("v", "k"),
             (0,),
             kind=DIAG,
@@ -205,7 +205,7 @@ PRIMITIVES.update(
         ),
         np.diagonal: _shape_op(
             np.diagonal,
-            array_rules.diagonal_ct,
+            shape_rules.diagonal_ct,
             ("a", "offset", "axis1", "axis2"),
             (0, 0, 1),
             kind=DIAGONAL,
@@ -214,21 +214,21 @@ PRIMITIVES.update(
         ),
         np.trace: _shape_op(
             np.trace,
-            array_rules.trace_ct,
+            shape_rules.trace_ct,
             ("a", "offset", "axis1", "axis2"),
             (0, 0, 1),
             kind=TRACE,
             samples=((_SQ, 0, 0, 1), (_T, -1, 1, 2), (_M, 1, 0, 1)),
         ),
         np.triu: _shape_op(
-            np.triu, array_rules.triu_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
+            np.triu, shape_rules.triu_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
         ),
         np.tril: _shape_op(
-            np.tril, array_rules.tril_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
+            np.tril, shape_rules.tril_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
         ),
         np.take: _shape_op(
             np.take,
-            array_rules.take_ct,
+            shape_rules.take_ct,
             ("a", "indices", "axis"),
             (None,),
             kind=take,
@@ -236,14 +236,14 @@ PRIMITIVES.update(
         ),
         np.take_along_axis: _shape_op(
             np.take_along_axis,
-            array_rules.take_along_axis_ct,
+            shape_rules.take_along_axis_ct,
             ("arr", "indices", "axis"),
             kind=same_array,
             samples=((_M, np.array([[2, 2, 0], [1, 0, 1]]), 1), (_M, np.array([[1], [0]]), 1)),
         ),
         np.broadcast_to: _shape_op(
             np.broadcast_to,
-            array_rules.broadcast_to_ct,
+            shape_rules.broadcast_to_ct,
             ("array", "shape"),
             kind=BROADCAST_TO,
             aliases="view",
@@ -251,17 +251,17 @@ PRIMITIVES.update(
         ),
         np.sort: _shape_op(
             np.sort,
-            array_rules.sort_ct,
+            shape_rules.sort_ct,
             ("a", "axis"),
             (-1,),
             kind=SORTED,
             samples=((REALS.of(5), -1), (_M, 0), (_M, None)),
         ),
         np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED),
-        np.vstack: _joined(np.vstack, array_rules.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
+        np.vstack: _joined(np.vstack, shape_rules.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
         np.hstack: _joined(
-            np.hstack, array_rules.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))
+            np.hstack, shape_rules.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))
         ),
-        np.column_stack: _joined(np.column_stack, array_rules.column_stack_ct, 2, (([REALS.of(2), _M],),)),
+        np.column_stack: _joined(np.column_stack, shape_rules.column_stack_ct, 2, (([REALS.of(2), _M],),)),
     }
 )
