@@ -109,13 +109,17 @@ def var_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False, ddof: floa
 
 @linear
 def std_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False, ddof: float = 0) -> Any:
-    """Cotangent of `x` in `y = np.std(x, ...)`: d (x - mean) / ((n - ddof) y), and 0 where y == 0
-    (all of a group equal: std has no derivative there; 0 is its subgradient of smallest norm)."""
+    """Cotangent of `x` in `y = np.std(x, ...)`: d (x - mean) / ((n - ddof) y), and 0 where all of a group
+    are equal (std has no derivative there; 0 is its subgradient of smallest norm). Equal up to rounding:
+    the mean of equal numbers may be an ulp off them, and (x - mean) / y would then be O(1) noise."""
     xa = np.asarray(x)
     axes = _axes(axis, xa.ndim)
     centred = xa - xa.mean(axis=axes, keepdims=True)
     de = _expand(ndarray_of(d), xa.ndim, axis, keepdims)
-    scale = _safe_divide(de, (_count(xa, axes) - ddof) * _expand(y, xa.ndim, axis, keepdims))
+    spread = np.abs(centred).max(axis=axes, keepdims=True)
+    rounding = 4 * np.finfo(float_dtype(xa.dtype)).eps * np.abs(xa).max(axis=axes, keepdims=True)
+    ye = np.where(spread <= rounding, 0.0, _expand(y, xa.ndim, axis, keepdims))
+    scale = _safe_divide(de, (_count(xa, axes) - ddof) * ye)
     return _finish(scale * centred, x)
 
 

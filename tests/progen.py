@@ -1176,7 +1176,7 @@ class _Gen:
             return f"np.swapaxes({a[0]}, 0, 1)", a[1], True
         if form == "broadcast":
             a = self.aexpr(env, (c,), depth + 1)
-            return f"np.broadcast_to({a[0]}, ({r}, {c}))", a[1], True
+            return f"np.broadcast_to({a[0]}, ({r}, {c}))", a[1], False  # a read-only view: never updated in place
         if form == "vstack":
             rows = [self.aexpr(env, (c,), depth + 1) for _ in range(r)]
             return f"np.vstack([{', '.join(a[0] for a in rows)}])", max(a[1] for a in rows), True

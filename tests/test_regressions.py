@@ -772,3 +772,16 @@ def test_enumerate_and_zip_of_a_dict_yield_its_keys():
     """`enumerate(d)` and `zip(d, ...)` read each dict at position k (`d[0]`): a run-time KeyError,
     not a ChadError. They iterate the dict's keys, as `for k in d` does."""
     assert_grad_matches_fd(enumerates_and_zips_a_dict, ({"a": 1.0, "b": 2.0}, [3.0, 4.0]), argnums=(0, 1))
+
+
+def std_of_equal_numbers(v):
+    b = np.prod(v)
+    return np.std(np.array([b, b, b])) + 1.0
+
+
+def test_std_of_numbers_equal_up_to_rounding_has_the_zero_subgradient():
+    """The mean of three equal numbers can be an ulp off them; std's rule divided that rounding by a std of
+    order 1e-17 and gave O(1) noise (random programs, seed 675). std is constant along this input: 0."""
+    v = np.array([-0.946263411317406, 1.4116901384745093])
+    assert np.all(chad.grad(std_of_equal_numbers)(v) == 0.0)
+    assert_grad_matches_fd(std_of_equal_numbers, (v,))

@@ -49,8 +49,9 @@ _ZERO = Obj(runtime.Zero, "Zero")
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
-    """A piecewise-constant ufunc (`np.sign`, `np.floor`): zero derivative almost everywhere."""
-    return _np(fn, None, ("x",), kind=elementwise("np." + fn.__name__, dtype))
+    """A piecewise-constant ufunc (`np.sign`, `np.floor`, `np.greater`): zero derivative almost everywhere."""
+    params = ("x",) if getattr(fn, "nin", 1) == 1 else ("x1", "x2")
+    return _np(fn, None, params, kind=elementwise("np." + fn.__name__, dtype))
 
 
 def _by_rules(ct_a: Callable, ct_b: Callable) -> Vjp:
@@ -153,6 +154,22 @@ PRIMITIVES.update(
         np.rint: _discrete_ufunc(np.rint, "f"),
         np.fix: _discrete_ufunc(np.fix, "f"),
         np.signbit: _discrete_ufunc(np.signbit, "b"),
+        # comparisons and logic, elementwise: booleans
+        **{
+            fn: _discrete_ufunc(fn, "b")
+            for fn in (
+                np.greater,
+                np.greater_equal,
+                np.less,
+                np.less_equal,
+                np.equal,
+                np.not_equal,
+                np.logical_and,
+                np.logical_or,
+                np.logical_xor,
+                np.logical_not,
+            )
+        },
         np.heaviside: _np(np.heaviside, None, ("x1", "x2"), kind=elementwise("np.heaviside", "f")),
         np.floor_divide: _np(np.floor_divide, None, ("x1", "x2"), kind=elementwise("np.floor_divide")),
         np.allclose: _np(np.allclose, None, ("a", "b", "rtol", "atol"), (1e-05, 1e-08), kind=BOOL_RESULT),
@@ -201,7 +218,6 @@ PRIMITIVES.update(
         ),
         np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),
         np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
-        np.signbit: _discrete_ufunc(np.signbit, "b"),
         np.isposinf: _np(np.isposinf, None, ("x",), kind=elementwise("np.isposinf", "b")),
         np.isneginf: _np(np.isneginf, None, ("x",), kind=elementwise("np.isneginf", "b")),
         np.linspace: _data(np.linspace, ("start", "stop", "num", "endpoint"), (50, True), fixed(Arr(1, "f"))),
