@@ -25,6 +25,7 @@ def _numbers(line: str) -> list[float]:
     return [float(x) for x in re.findall(r"\d+(?:\.\d+)?", line)]
 
 
+@pytest.mark.slow  # 12 s: the whole suite runs it, the development subset leaves it
 def test_teaching_page_matches_the_code():
     """Generated code exactly; measured costs within 10% (instruction counts differ a little
     between CPython versions; the page says they are from 3.11)."""
