@@ -258,6 +258,12 @@ def concatenate(types: list[VType], consts: list[object]) -> VType:
     return arr(1 if axis is None else part.rank, part.dtype, True)
 
 
+def split(types: list[VType], consts: list[object]) -> VType:
+    """`np.split(x, ...)`, `np.array_split`: a list of arrays of x's rank."""
+    part = as_array(types[0])
+    return Lst(arr(part.rank, part.dtype, True))
+
+
 def stack(types: list[VType], consts: list[object]) -> VType:
     return as_array(types[0])  # the sequence as an array: one more axis than its parts
 

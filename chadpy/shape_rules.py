@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from .array_rules import _finish, linear
-from .arrays import Axis, IntTuple, ndarray_of, unbroadcast
+from .arrays import Axis, IntTuple, dense, ndarray_of, unbroadcast
+from .runtime import Zero, tuple_part
 
 
 @linear
@@ -164,3 +165,11 @@ def hstack_ct(d: Any, xs: Sequence[Any]) -> Any:
 def column_stack_ct(d: Any, xs: Sequence[Any]) -> Any:
     """Cotangent of the sequence `xs` in `np.column_stack(xs)` (1-D parts are columns)."""
     return _joined_ct(d, xs, [np.shape(x) + (1,) if np.ndim(x) < 2 else np.shape(x) for x in xs], 1)
+
+
+@linear
+def split_ct(d: Any, parts: Sequence[Any], x: Any, axis: int = 0) -> Any:
+    """Cotangent of `x` in `parts = np.split(x, ..., axis)` (or `np.array_split`): the parts' cotangents
+    (a list's: {k: ct}) joined back along the axis, zeros for the parts that got none."""
+    cts = [dense(tuple_part(d, k, Zero), part) for k, part in enumerate(parts)]
+    return _finish(np.concatenate(cts, axis=axis), x)

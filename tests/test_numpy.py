@@ -452,3 +452,21 @@ def test_array_element_assignment_is_rejected(simplify):
     with pytest.raises(chad.ChadError) as info:
         chad.grad(e_array_element_assign, simplify=simplify)(1.5)
     assert_located(str(info.value), e_array_element_assign, "a[0] = x")
+
+
+def item_of_parts(x):
+    return x[1:2].item() ** 2 + np.sum(x * 2.0).item() * x[0, ...].reshape(1)[0:1].item()
+
+
+def test_item_is_the_element_and_its_cotangent_goes_back_in_place():
+    assert_grad_matches_fd(item_of_parts, (np.array([1.5, -3.0, 4.0]),))
+
+
+def split_parts(x):
+    a, b, c = np.split(x, [1, 3], axis=1)
+    halves = np.array_split(x, 2)
+    return np.sum(a * c) + np.sum(b**2) + np.sum(halves[-1])
+
+
+def test_split_into_parts_unpacked_and_indexed():
+    assert_grad_matches_fd(split_parts, (rand_array(3, (3, 4)),))

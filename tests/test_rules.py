@@ -42,6 +42,7 @@ COVERED_ELSEWHERE = {
     "append": "`xs.append(v)` is a statement: tests/test_lists_dicts.py",
     "values": "`d.values()` is a method of dicts: tests/test_lists_dicts.py",
     "get": "`d.get(k, default)` is a method of dicts: tests/test_containers.py",
+    "item": "`x.item()` is a method of arrays: tests/test_numpy.py",
     "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/test_containers.py",
     # the updates and constructors `updates.py` and `desugar.py` lower into: tests/test_containers.py
     **dict.fromkeys(["extend", "insert", "pop", "store", "setdefault", "item_or", "dict", "transposed"], "lowering"),
@@ -298,7 +299,8 @@ def _registry_lists() -> dict[str, set[str]]:
         if group is not None:
             groups.setdefault(group + " discrete" * op.discrete, set()).add(fn if group == "np" else fn.__name__)
     for name, fn in [*METHODS.items(), *ATTRIBUTES.items()]:
-        if _spelling(fn) and _spelling(fn).startswith("np."):  # array methods (not a dict's `.values()`)
+        own = getattr(fn, "__module__", "") == rules.numpy.__name__  # `.item()`: no NumPy function of its own
+        if own or _spelling(fn) and _spelling(fn).startswith("np."):  # array methods (not a dict's `.values()`)
             groups.setdefault("methods" + " discrete" * PRIMITIVES[fn].discrete, set()).add("." + name)
     return groups
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import array_rules, reduction_rules, runtime, shape_rules
-from ..expressions import BinOp, Obj, call
+from ..expressions import Attr, BinOp, CallX, Obj, call
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -41,7 +41,7 @@ from ..kinds import (
     where,
 )
 from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
-from ..vtypes import Arr
+from ..vtypes import Arr, VType, scalar
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
@@ -224,6 +224,27 @@ PRIMITIVES.update(
     }
 )
 
+
+def _item(a: np.ndarray) -> object:
+    """`a.item()`: the one element of a size-1 array (or a NumPy scalar) as a Python scalar."""
+    return a.item()
+
+
+def _item_kind(types: list[VType], consts: list[object]) -> VType:
+    t = types[0]
+    return scalar(t.dtype, t.active) if isinstance(t, Arr) else t
+
+
+# `x.item()`: the element; its cotangent is d in x's shape
+PRIMITIVES[_item] = Primitive(
+    "item",
+    lambda x: CallX(Attr(x, "item"), []),
+    lambda d, y, x: [call(shape_rules.reshape_ct, d, x)],
+    (1, 1),
+    _item_kind,
+    samples=((REALS.of(1, 1),), (REALS,)),
+)
+
 # Methods and attributes of array values, as the NumPy functions they are.
 METHODS.update(
     {
@@ -256,6 +277,7 @@ METHODS.update(
         "argmin": np.argmin,
         "any": np.any,
         "all": np.all,
+        "item": _item,
     }
 )
 ATTRIBUTES.update({"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size})

@@ -29,6 +29,7 @@ from ..kinds import (
     concatenate,
     reshape,
     same_array,
+    split,
     stack,
     stacked,
     take,
@@ -263,5 +264,16 @@ PRIMITIVES.update(
             np.hstack, shape_rules.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))
         ),
         np.column_stack: _joined(np.column_stack, shape_rules.column_stack_ct, 2, (([REALS.of(2), _M],),)),
+        **{
+            fn: _np(
+                fn,
+                lambda d, y, x, sections, axis: [call(shape_rules.split_ct, d, y, x, axis), None, None],
+                ("ary", "indices_or_sections", "axis"),
+                (0,),
+                kind=split,
+                samples=((_M, 2), (REALS.of(6), 3), (_M, 3, 1), *uneven),
+            )
+            for fn, uneven in ((np.split, ()), (np.array_split, ((REALS.of(5), 2),)))
+        },
     }
 )
