@@ -258,6 +258,12 @@ def concatenate(types: list[VType], consts: list[object]) -> VType:
     return arr(1 if axis is None else part.rank, part.dtype, True)
 
 
+def meshgrid(types: list[VType], consts: list[object]) -> VType:
+    """`np.meshgrid(*xs, indexing=...)`: a tuple of len(xs) arrays of rank len(xs)."""
+    xs = [as_array(t) for t in types[:-1]]
+    return Tup(tuple(arr(len(xs), x.dtype, True) for x in xs))
+
+
 def split(types: list[VType], consts: list[object]) -> VType:
     """`np.split(x, ...)`, `np.array_split`: a list of arrays of x's rank."""
     part = as_array(types[0])

@@ -173,3 +173,18 @@ def split_ct(d: Any, parts: Sequence[Any], x: Any, axis: int = 0) -> Any:
     (a list's: {k: ct}) joined back along the axis, zeros for the parts that got none."""
     cts = [dense(tuple_part(d, k, Zero), part) for k, part in enumerate(parts)]
     return _finish(np.concatenate(cts, axis=axis), x)
+
+
+@linear
+def meshgrid_ct(d: Any, k: int, indexing: str, *xs: Any) -> Any:
+    """Cotangent of `xs[k]` in `np.meshgrid(*xs, indexing=indexing)`: output k is xs[k] along its own axis
+    (with "xy", the first two axes are swapped) broadcast along the others, so its cotangent is summed
+    over the others."""
+    shape = [int(np.size(x)) for x in xs]
+    axis = k
+    if indexing == "xy" and len(xs) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+        axis = {0: 1, 1: 0}.get(k, k)
+    g = dense(tuple_part(d, k, Zero), np.empty(shape))
+    g = np.sum(g, axis=tuple(a for a in range(len(shape)) if a != axis))
+    return _finish(np.asarray(g).reshape(np.shape(xs[k])), xs[k])

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import shape_rules
-from ..expressions import Expr, call
+from ..expressions import CallX, Expr, Obj, call
 from ..kinds import (
     ARGSORTED,
     BROADCAST_TO,
@@ -27,6 +27,7 @@ from ..kinds import (
     TRACE,
     at_least,
     concatenate,
+    meshgrid,
     reshape,
     same_array,
     split,
@@ -264,6 +265,22 @@ PRIMITIVES.update(
             np.hstack, shape_rules.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))
         ),
         np.column_stack: _joined(np.column_stack, shape_rules.column_stack_ct, 2, (([REALS.of(2), _M],),)),
+        np.meshgrid: Primitive(
+            "np.meshgrid",
+            lambda *a: CallX(Obj(np.meshgrid, "np.meshgrid"), list(a[:-1]), {"indexing": a[-1]}),
+            lambda d, y, *a: [call(shape_rules.meshgrid_ct, d, k, a[-1], *a[:-1]) for k in range(len(a) - 1)] + [None],
+            (1, None),
+            meshgrid,
+            params=("xi", "indexing"),
+            defaults=("xy",),
+            fn=np.meshgrid,
+            containers=True,
+            samples=(
+                (REALS.of(3), REALS.of(2)),
+                (REALS.of(3), REALS.of(2), "ij"),
+                (REALS.of(2), REALS.of(3), REALS.of(2)),
+            ),
+        ),
         **{
             fn: _np(
                 fn,
