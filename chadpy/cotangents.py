@@ -25,24 +25,18 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Arr):
         return to_user_array(ct, value)
     if isinstance(t, Tup):
-        items = [to_user(tuple_part(ct, k, _zero(it)), it, v) for k, (it, v) in enumerate(zip(t.items, value))]
+        items = [_part(ct, k, it, v) for k, (it, v) in enumerate(zip(t.items, value))]
         return t.cls(*items) if t.cls is not None else tuple(items)
     if isinstance(t, Rec) and t.cls in PYTREES:
         return _pytree_ct(ct, t, value)
     if isinstance(t, Rec):  # an object of the same class; an attribute without a derivative keeps its value
-        fields = dict(t.fields)
-        return new_record(
-            t.cls,
-            {
-                k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) if is_active(fields[k]) else v
-                for k, v in ((k, getattr(value, k)) for k in fields)
-            },
-        )
+        parts = {k: _part(ct, k, f, getattr(value, k)) if is_active(f) else getattr(value, k) for k, f in t.fields}
+        return new_record(t.cls, parts)
     if isinstance(t, Lst):
-        return [to_user(tuple_part(ct, k, _zero(t.item)), t.item, v) for k, v in enumerate(value)]
+        return [_part(ct, k, t.item, v) for k, v in enumerate(value)]
     if isinstance(t, Dct):
         fields = dict(t.fields) if t.fields is not None else dict.fromkeys(value, t.item)
-        return {k: to_user(tuple_part(ct, k, _zero(fields[k])), fields[k], v) for k, v in value.items()}
+        return {k: _part(ct, k, fields[k], v) for k, v in value.items()}
     return None
 
 
@@ -75,6 +69,11 @@ def from_user(ct: object, t: VType) -> object:
     return None
 
 
+def _part(ct: object, key: object, t: VType, value: object) -> object:
+    """The user's cotangent of component `key` (of type t, value `value`) of a container or record's `ct`."""
+    return to_user(tuple_part(ct, key, _zero(t)), t, value)
+
+
 def _pytree_ct(ct: object, t: Rec, value: object) -> object:
     """The gradient of an object of a registered pytree class: `unflatten(aux, children's cotangents)`."""
     flatten, unflatten = PYTREES[t.cls]
@@ -88,7 +87,7 @@ def _pytree_ct(ct: object, t: Rec, value: object) -> object:
                 f"the pytree flatten of {t.cls.__name__} returned a child that is none of its attributes: "
                 "chadpy differentiates attributes, so children must be attributes of the object"
             )
-        cts.append(to_user(tuple_part(ct, name, _zero(fields[name])), fields[name], child))
+        cts.append(_part(ct, name, fields[name], child))
     return unflatten(aux, type(children)(cts) if isinstance(children, (tuple, list)) else cts)
 
 

@@ -349,9 +349,9 @@ class _Infer:
 
     def read(self, e: ir.Read) -> VType:
         base = self.atom(e.base)
+        if base is BOTTOM or base == NONE and not self.strict:
+            return BOTTOM  # not known yet (None: perhaps only so far, a value None on one path only)
         if isinstance(e, ir.Field):
-            if base is BOTTOM or base == NONE and not self.strict:
-                return BOTTOM
             getter = objects.property_call(e, base)
             return self.resolved(e, getter) if getter is not None else objects.field_type(e, base)
         of_loop = isinstance(e, ir.Index) and e.of_loop
@@ -381,10 +381,8 @@ class _Infer:
             if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
                 raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
             return base.items[k]
-        if base == NONE and not self.strict:
-            return BOTTOM  # perhaps only so far: a value that is None on one path and not known on another
-        if base is BOTTOM or base == STR or base == OBJECT:
-            return base  # not known yet; a str's characters; data
+        if base == STR or base == OBJECT:
+            return base  # a str's characters; data
         raise ChadTypeError(f"cannot index {describe(base)}")
 
     def loop(self, e: ir.Loop) -> VType:

@@ -28,11 +28,11 @@ import gast
 from . import ir, scope
 from .errors import ChadTypeError, Loc, UnsupportedSyntax
 from .primitives import ATTRIBUTES, PRIMITIVES
-from .records import Constructor, constructor, is_namedtuple
+from .records import Constructor
 from .resolve import user_call, with_defaults
 from .rules.records import SET_FIELD
 from .source import parse_function
-from .vtypes import Class, Rec, VType, describe, of_value
+from .vtypes import Class, Rec, Tup, VType, describe, of_value
 
 if TYPE_CHECKING:
     from .lower import Lowerer
@@ -105,7 +105,7 @@ def set_attribute(lw: Lowerer, target: gast.Attribute, value: ir.Atom, env: dict
 
 def construct(lw: Lowerer, cls: type, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """`C(a, b)` for a user class C: a call of its constructor, bound by C's signature."""
-    return user_call(lw, constructor(cls), path, node, env, lets)
+    return user_call(lw, Constructor(cls), path, node, env, lets)  # equal per class: one lowering, one spec
 
 
 def constructor_function(code: Constructor, lowerer: type[Lowerer], watch: object) -> ir.Function:
@@ -176,7 +176,7 @@ def field_type(e: ir.Field, base: VType) -> VType:
     name = e.index.value
     if isinstance(base, Rec) and base.field(name) is not None:
         return base.field(name)
-    if getattr(base, "cls", None) is not None and is_namedtuple(base.cls) and base.position(name) is not None:
+    if isinstance(base, Tup) and base.position(name) is not None:  # a namedtuple's component
         return base.items[base.position(name)]
     if isinstance(base, (Rec, Class)):  # a class attribute
         value = inspect.getattr_static(base.cls, name, _MISSING)

@@ -129,8 +129,3 @@ def _has_source(fn: object) -> bool:
     except (OSError, TypeError):
         return False
     return True
-
-
-@functools.cache
-def constructor(cls: type) -> Constructor:
-    return Constructor(cls)
