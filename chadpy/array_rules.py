@@ -9,6 +9,7 @@ views: a dense cotangent is never mutated (`arrays.py`).
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -211,3 +212,39 @@ def where_ct_a(d: Any, cond: Any, a: Any, b: Any) -> Any:
 def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.where(cond, a, b)`."""
     return unbroadcast(np.where(cond, 0.0, ndarray_of(d)), b)
+
+
+# ====================================================================== tuple results of elementwise functions
+
+
+def _first(d: Any) -> Any:
+    """The cotangent of the first part of a pair result (`Zero` if it has none)."""
+    return d.get(0, Zero)
+
+
+@linear
+def frexp_ct(d: Any, y: Any) -> Any:
+    """Cotangent of x in `m, e = frexp(x)` (x = m * 2**e; the exponent e is discrete): dm * 2**-e."""
+    dm, e = _first(d), y[1]
+    if dm is Zero:
+        return Zero
+    return np.ldexp(ndarray_of(dm), -e) if isinstance(e, np.ndarray) else math.ldexp(dm, -int(e))
+
+
+@linear
+def modf_ct(d: Any) -> Any:
+    """Cotangent of x in `frac, whole = modf(x)` (the whole part is discrete): d frac."""
+    return _first(d)
+
+
+@linear
+def divmod_ct_a(d: Any, a: Any) -> Any:
+    """Cotangent of a in `q, r = divmod(a, b)` (the quotient is discrete; r = a - b q): dr."""
+    return unbroadcast(d.get(1, Zero), a)
+
+
+@linear
+def divmod_ct_b(d: Any, y: Any, b: Any) -> Any:
+    """Cotangent of b in `q, r = divmod(a, b)`: -q dr."""
+    dr = d.get(1, Zero)
+    return Zero if dr is Zero else unbroadcast(-(ndarray_of(dr) * y[0]), b)

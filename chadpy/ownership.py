@@ -134,6 +134,9 @@ class _Owners:
             if isinstance(e, ir.MakeTuple) and isinstance(target, str):
                 self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
                 self.items[target] = [_name(a) for a in e.items]
+            elif self.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
+                n = len(self.types[target].items)
+                self.packed[target], self.items[target] = [True] * n, [None] * n
             for a in self.consumed(e):
                 _consume(a, owned)
                 self.escaped.add(a.name)
@@ -230,6 +233,11 @@ class _Owners:
             spec = self.callee(self.spec, e)
             return spec is not None and spec.error is None and summary(spec, self.callee).fresh
         return False
+
+    def new_arrays(self, e: ir.Expr, target: str | tuple[str, ...]) -> bool:
+        """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
+        numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
+        return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
 
     def advanced(self, e: ir.Read) -> bool:
         """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""

@@ -213,9 +213,10 @@ FN_OUT = 3.0  # ... and return |result| <= FN_OUT
 MAX_DEPTH = 2  # nesting of compound statements
 KEYS = ("a", "b", "c", "w", "bias")
 SPECIAL = ("asinh", "acosh", "atanh", "asin", "acos", "exp2", "expm1", "log1p", "log2", "log10", "cbrt", "erf")
-SPECIAL += ("erfc", "gamma", "lgamma", "ldexp", "degrees", "radians")
+SPECIAL += ("erfc", "gamma", "lgamma", "ldexp", "degrees", "radians", "frexp", "modf")
 NP_SPECIAL = ("arcsinh", "arccosh", "arctanh", "arcsin", "arccos", "arctan", "sinc", "fabs", "positive", "exp2")
 NP_SPECIAL += ("expm1", "log1p", "log2", "log10", "cbrt", "reciprocal", "float_power", "deg2rad", "rad2deg")
+NP_SPECIAL += ("conjugate", "frexp", "modf")
 CONSTS = ("0.5", "-0.75", "1.25", "2.0", "0.1", "-1.5", "0.3", "0.9")
 CTOR_IN = 2.0  # |constructor arguments| <= this ...
 ATTR = 3.0  # ... so that every attribute of every record is <= this
@@ -649,6 +650,9 @@ class _Gen:
             return f"math.ldexp({a[0]}, {k})", a[1] * 2.0**k
         if fn in ("degrees", "radians"):
             return f"(math.{fn}({a[0]}) * 0.01)", a[1] * 0.6
+        if fn in ("frexp", "modf"):  # the first part (frexp's of a number >= 1: its derivative is at most 1/2)
+            shift = "1.0 + " if fn == "frexp" else ""
+            return f"math.{fn}({shift}{a[0]} * {a[0]})[0]", 1.0
         if fn == "asinh":
             return f"math.asinh({a[0]})", math.asinh(a[1])
         return f"math.{fn}({a[0]})", 2.0  # erf, erfc
@@ -656,13 +660,18 @@ class _Gen:
     def e_math2(self, env: Env, depth: int) -> E:
         """math's functions of several arguments (`atan2` away from the origin) and of lists."""
         a, b = self.fexpr(env, depth + 1), self.fexpr(env, depth + 1)
-        form = self.rng.choice(["atan2", "copysign", "fmod", "remainder", "hypot", "fsum", "prod", "dist"])
+        forms = ["atan2", "copysign", "fmod", "remainder", "hypot", "fsum", "prod", "dist", "nextafter", "divmod"]
+        form = self.rng.choice(forms)
         self.feature("math_several")
         if form == "atan2":
             b = self.squash(b)
             return f"math.atan2({a[0]}, 2.0 + {b[0]})", math.pi
         if form == "copysign":
             return f"math.copysign({a[0]}, {b[0]})", a[1]
+        if form == "nextafter":
+            return f"math.nextafter({a[0]}, {b[0]})", a[1] + 1e-9
+        if form == "divmod":
+            return f"divmod({a[0]}, 1.5)[1]", 1.5
         if form in ("fmod", "remainder"):
             c = self.rng.choice(["1.5", "-0.75", "2.0"])
             return f"math.{form}({a[0]}, {c})", abs(float(c))
@@ -1279,7 +1288,7 @@ class _Gen:
         a = self.aexpr(env, shape, depth + 1)
         fn = self.rng.choice(NP_SPECIAL)
         self.feature("np_special")
-        if fn in ("arcsinh", "arctan", "sinc", "fabs", "positive"):
+        if fn in ("arcsinh", "arctan", "sinc", "fabs", "positive", "conjugate"):
             return f"np.{fn}({a[0]})", max(a[1], 1.0), True
         if fn in ("arctanh", "arcsin", "arccos"):
             a = self.asquash(a)
@@ -1291,6 +1300,9 @@ class _Gen:
             a = self.asquash(a, 30.0)
             shift = "1.5 + " if fn == "arccosh" else "" if fn == "log1p" else "1.0 + "
             return f"np.{fn}({shift}{a[0]} * {a[0]})", 1.5 + a[1] ** 2, True
+        if fn in ("frexp", "modf"):  # the first part, as in e_special
+            shift = "1.0 + " if fn == "frexp" else ""
+            return f"np.{fn}({shift}{a[0]} * {a[0]})[0]", 1.0, True
         if fn == "float_power":
             a = self.asquash(a, 5.0)
             return f"np.float_power(1.0 + {a[0]} * {a[0]}, 1.5)", (1.0 + a[1] ** 2) ** 1.5, True
@@ -1299,7 +1311,8 @@ class _Gen:
     def a_binary2(self, env: Env, shape: tuple, depth: int) -> E:
         """NumPy's two-argument ufuncs (`arctan2` away from the origin)."""
         a, b = self.aexpr(env, shape, depth + 1), self.aexpr(env, shape, depth + 1)
-        fn = self.rng.choice(["hypot", "logaddexp", "logaddexp2", "arctan2", "fmax", "fmin", "copysign", "mod"])
+        fns = ["hypot", "logaddexp", "logaddexp2", "arctan2", "fmax", "fmin", "copysign", "mod", "nextafter", "divmod"]
+        fn = self.rng.choice(fns)
         self.feature("np_binary")
         if fn == "arctan2":
             b = self.asquash(b)
@@ -1309,6 +1322,10 @@ class _Gen:
             return f"np.{self.rng.choice(['mod', 'fmod', 'remainder'])}({a[0]}, {c})", abs(float(c)), True
         if fn == "copysign":
             return f"np.copysign({a[0]}, {b[0]})", a[1], True
+        if fn == "nextafter":
+            return f"np.nextafter({a[0]}, {b[0]})", a[1] + 1e-9, True
+        if fn == "divmod":
+            return f"np.divmod({a[0]}, 1.5)[1]", 1.5, True
         return f"np.{fn}({a[0]}, {b[0]})", a[1] + b[1] + 1.0, True
 
     def a_pow_arange(self, env: Env, shape: tuple, depth: int) -> E:

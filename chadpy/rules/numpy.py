@@ -154,6 +154,22 @@ PRIMITIVES.update(
         np.rint: _discrete_ufunc(np.rint, "f"),
         np.fix: _discrete_ufunc(np.fix, "f"),
         np.signbit: _discrete_ufunc(np.signbit, "b"),
+        np.spacing: _discrete_ufunc(np.spacing, "f"),
+        # integer ufuncs: data
+        **{
+            fn: _discrete_ufunc(fn)
+            for fn in (
+                np.gcd,
+                np.lcm,
+                np.bitwise_and,
+                np.bitwise_or,
+                np.bitwise_xor,
+                np.bitwise_not,
+                np.bitwise_count,
+                np.left_shift,
+                np.right_shift,
+            )
+        },
         # comparisons and logic, elementwise: booleans
         **{
             fn: _discrete_ufunc(fn, "b")

@@ -11,13 +11,28 @@ shared with the operators and builtins of `scalar.py`.
 
 from __future__ import annotations
 
+import builtins
 import math
 
 import numpy as np
 
-from .. import runtime
+from .. import array_rules, runtime
 from ..expressions import Expr, Lit, call
-from ..primitives import NONZERO, POSITIVE, PRIMITIVES, REALS, Reals, Spelling, pointwise, pow_base, sampled
+from ..kinds import KindRule, broadcast
+from ..primitives import (
+    NONZERO,
+    POSITIVE,
+    PRIMITIVES,
+    REALS,
+    Reals,
+    Spelling,
+    function,
+    numpy_function,
+    pointwise,
+    pow_base,
+    sampled,
+)
+from ..vtypes import Tup
 
 
 def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> list[Expr]:
@@ -64,6 +79,7 @@ POW = pointwise(
 )
 ABS = pointwise((math.fabs, np.abs, np.fabs), lambda m, d, y, x: [m.times_sign(d, x)], NONZERO)
 pointwise(np.positive, lambda m, d, y, x: [d])
+pointwise(np.conjugate, lambda m, d, y, x: [d])  # of reals: the identity
 pointwise(np.square, lambda m, d, y, x: [2.0 * d * x])
 pointwise(np.reciprocal, lambda m, d, y, x: [-(d * y * y)], NONZERO)
 pointwise((math.cbrt, np.cbrt), lambda m, d, y, x: [d / (3.0 * y * y)], NONZERO)
@@ -112,3 +128,37 @@ pointwise((math.fmod, np.fmod), lambda m, d, y, a, b: [d, -(d * m.trunc(a / b))]
 pointwise(math.remainder, lambda m, d, y, a, b: [d, -(d * call(round, (a - y) / b))], (_TWO_SIDED, _TWO_SIDED))
 pointwise((math.ldexp, np.ldexp), lambda m, d, y, x, i: [d * m.ldexp(1.0, i), None], (REALS, 3))
 PRIMITIVES[math.hypot].samples = sampled(REALS, 1, 2, 3)  # hypot(*xs)
+# nextafter(x, y) is x moved one step towards y: d/dx = 1, piecewise constant in y
+pointwise((math.nextafter, np.nextafter), lambda m, d, y, a, b: [d, Lit(0.0)])
+
+
+# tuple results, the second part discrete: `m, e = frexp(x)` (x = m * 2**e), `frac, whole = modf(x)`,
+# `q, r = divmod(a, b)` (the quotient first; r = a - b q)
+def _pair(name: str, first: str | None, second: str | None) -> KindRule:
+    return lambda types, consts: Tup((broadcast(name, types, first), broadcast(name, types, second)))
+
+
+def _divmod_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
+    return [call(array_rules.divmod_ct_a, d, a), call(array_rules.divmod_ct_b, d, y, b)]
+
+
+for _python, _numpy, _kinds, _vjp, _domain in (
+    (math.frexp, np.frexp, ("f", "i"), lambda d, y, x: [call(array_rules.frexp_ct, d, y)], (REALS,)),
+    (math.modf, np.modf, ("f", "f"), lambda d, y, x: [call(array_rules.modf_ct, d)], (REALS,)),
+    (builtins.divmod, np.divmod, (None, None), _divmod_vjp, (REALS, NONZERO)),
+):
+    _arity = len(_domain)
+    PRIMITIVES[_python] = function(
+        _python,
+        _vjp,
+        (_arity, _arity),
+        kind=_pair(f"{_python.__module__}.{_python.__name__}".removeprefix("builtins."), *_kinds),
+        samples=(_domain,),
+    )
+    PRIMITIVES[_numpy] = numpy_function(
+        _numpy,
+        _vjp,
+        ("x",) if _arity == 1 else ("x1", "x2"),
+        kind=_pair(f"np.{_numpy.__name__}", *_kinds),
+        samples=(_domain, tuple(r.of(*(2, 3)[k:]) for k, r in enumerate(_domain))),  # (2, 3) with (3,)
+    )

@@ -139,6 +139,7 @@ PRIMITIVES.update(
         math.isfinite: function(math.isfinite, None, kind=BOOL_RESULT),
         math.isclose: function(math.isclose, None, (2, 2), kind=BOOL_RESULT),
         math.isqrt: function(math.isqrt, None, kind=INT_RESULT),
+        math.ulp: function(math.ulp, None),  # a float, piecewise constant
         math.factorial: function(math.factorial, None, kind=INT_RESULT),
         math.gcd: function(math.gcd, None, (0, None), kind=INT_RESULT),
         math.lcm: function(math.lcm, None, (0, None), kind=INT_RESULT),
