@@ -93,7 +93,7 @@ class Scatter:
     composes int indices so that nested lookups `A[i][j]` stay O(1) per element.
     """
 
-    __slots__ = ("shape", "dtype", "base", "items")
+    __slots__ = ("shape", "dtype", "base", "items", "owned")
     # makes `ndarray + Scatter` return NotImplemented, so Python falls back to Scatter.__radd__
     __array_ufunc__ = None
 
@@ -102,6 +102,7 @@ class Scatter:
         self.dtype: np.dtype = np.dtype(dtype)
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
+        self.owned = False  # base is a full-shape array nobody else refers to (`buffers.owned`): added in place
 
     def __repr__(self) -> str:
         base = "None" if self.base is None else "..."
@@ -109,7 +110,23 @@ class Scatter:
 
     def _add_base(self, other: Any) -> None:
         # `base + other` is a new array: neither operand may be written (dense cotangents are shared)
-        self.base = other if self.base is None else self.base + other
+        if self.owned:
+            np.add(self.base, ndarray_of(other), out=self.base)
+        else:
+            self.base = other if self.base is None else self.base + other
+
+    def fold(self) -> None:
+        """Add the items into an owned base, in place: O(their size)."""
+        for index, value in self.items:
+            if isinstance(value, Scatter):
+                value = value.densify()
+            if value is Zero or value is None:
+                continue
+            if type(index) is int:  # one row or element: no repeated positions
+                self.base[index] += value
+            else:
+                np.add.at(self.base, index, value)
+        self.items.clear()
 
     def __add__(self, other: Any) -> Any:
         if other is Zero or other is None:

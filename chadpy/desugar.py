@@ -84,9 +84,12 @@ def comprehension(
     lw: Lowerer, node: gast.ListComp | gast.GeneratorExp | gast.DictComp, env: dict, lets: list
 ) -> ir.Atom:
     """`[e for x in xs if c]` is the loop `acc = []; for x in xs: if c: acc.append(e)`, and
-    `{k: v for ...}` the loop `acc = {}; for ...: acc[k] = v` (`d[k] = v` is `d.__setitem__(k, v)`)."""
+    `{k: v for ...}` the loop `acc = {}; for ...: acc[k] = v` (`acc.__comprehension_item__(k, v)`)."""
     acc = lw.names.fresh("dictcomp" if isinstance(node, gast.DictComp) else "listcomp")
-    add, added = ("__setitem__", [node.key, node.value]) if isinstance(node, gast.DictComp) else ("append", [node.elt])
+    dictcomp = isinstance(node, gast.DictComp)
+    add, added = (
+        ("__comprehension_item__", [node.key, node.value]) if dictcomp else ("__comprehension_append__", [node.elt])
+    )
     body: list[gast.stmt] = [gast.Expr(gast.Call(gast.Attribute(gast_name(acc), add, gast.Load()), added, []))]
     for gen in reversed(node.generators):
         for cond in reversed(gen.ifs):

@@ -141,7 +141,7 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
     if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         targets = node.targets if isinstance(node, gast.Assign) else [node.target]
         for t in targets:
-            _check_target(t, parsed, attributes=True)
+            _check_target(t, parsed, attributes=True, elements=True)
         if isinstance(node, gast.AnnAssign) and node.value is None:
             raise UnsupportedSyntax("an annotation without a value is not supported", parsed.loc(node))
     if (
@@ -175,8 +175,9 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         _check(child, parsed, where)
 
 
-def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = False) -> None:
-    """An assignment's target (`attributes`: `obj.x` may be one) or a loop's."""
+def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = False, elements: bool = False) -> None:
+    """An assignment's target (`attributes`: `obj.x` may be one; `elements`: `x[k]` of a variable x,
+    `assignments.py`) or a loop's."""
     if isinstance(target, gast.Name) or attributes and isinstance(target, gast.Attribute):
         return
     if isinstance(target, gast.Tuple):
@@ -184,9 +185,12 @@ def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = F
             _check_target(t, parsed, attributes)
         return
     if isinstance(target, gast.Subscript):
+        if elements and isinstance(target.value, gast.Name):
+            return
+        where = "an element of an element or of an attribute" if elements else "an element in this position"
         raise UnsupportedSyntax(
-            "assigning to an element (`x[i] = ...`) mutates a value; not supported: build a new list/array "
-            "(a comprehension, `append` on a list the function created, `np.where`)",
+            f"assigning to {where} (`x[i][j] = ...`, `obj.xs[i] = ...`, `a[0], b = ...`, `for x[i] in ...`) is not "
+            "supported: assign to an element of a variable (`x[i, j] = v`, `row = ...; row[j] = v`)",
             parsed.loc(target),
         )
     if isinstance(target, gast.Attribute):

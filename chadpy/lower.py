@@ -24,7 +24,7 @@ import types
 
 import gast
 
-from . import closures, control, desugar, ir, objects, resolve, scope, updates
+from . import assignments, closures, control, desugar, ir, objects, resolve, scope, updates
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
@@ -54,6 +54,7 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     parsed = parse_function(fn)
     fence(parsed)
     desugar.with_blocks(parsed)
+    assignments.element_assignments(parsed)
     lowered = Lowerer(parsed, watch).function()
     verify(lowered)
     return lowered

@@ -21,6 +21,7 @@ import re
 _HELPER_MODULES = (
     "runtime",
     "arrays",
+    "buffers",
     "array_rules",
     "reduction_rules",
     "shape_rules",

@@ -25,7 +25,18 @@ _COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp
 
 
 # Methods that change their container in place (`updates.py` lowers them): a call rebinds its name.
-UPDATING = frozenset({"append", "extend", "insert", "pop", "setdefault", "__setitem__"})
+UPDATING = frozenset(
+    {
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "setdefault",
+        "__setitem__",
+        "__comprehension_item__",
+        "__comprehension_append__",
+    }
+)
 
 
 def updated(node: gast.AST) -> str | None:

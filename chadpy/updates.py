@@ -20,14 +20,16 @@ from . import ir
 from .errors import UnsupportedSyntax
 from .primitives import OPERATORS
 from .rules.sequences import (
+    APPEND,
     DICT_GET,
     DICT_SETDEFAULT,
     DICT_STORE,
+    EXTEND,
     LIST_APPEND,
     LIST_COPY,
-    LIST_EXTEND,
     LIST_INSERT,
     POP,
+    STORE,
 )
 
 if TYPE_CHECKING:
@@ -75,6 +77,12 @@ class _Update:
 
 
 def _append(u: _Update, v: ir.Atom) -> ir.Atom:
+    u.rebind(APPEND, v)
+    return NONE
+
+
+def _comprehension_append(u: _Update, v: ir.Atom) -> ir.Atom:
+    """A list comprehension's step (its list is never read before it is made)."""
     u.rebind(LIST_APPEND, v)
     return NONE
 
@@ -82,7 +90,7 @@ def _append(u: _Update, v: ir.Atom) -> ir.Atom:
 def _extend(u: _Update, ys: ir.Atom) -> ir.Atom:
     if ys == u.xs:  # `xs.extend(xs)`: the elements as they were (the rule reads len(ys) after the update)
         ys = u.let(ir.Prim(LIST_COPY, [ys]), "copy")
-    u.rebind(LIST_EXTEND, ys)
+    u.rebind(EXTEND, ys)
     return NONE
 
 
@@ -107,9 +115,15 @@ def _setdefault(u: _Update, k: ir.Atom, v: ir.Atom = NONE) -> ir.Atom:
     return u.let(ir.Index(d, k), "value")
 
 
-def _setitem(u: _Update, k: ir.Atom, v: ir.Atom) -> ir.Atom:
-    """`d[k] = v` (a dict comprehension's step)."""
+def _comprehension_item(u: _Update, k: ir.Atom, v: ir.Atom) -> ir.Atom:
+    """`d[k] = v` as a dict comprehension's step (its dict is never read before it is made)."""
     u.rebind(DICT_STORE, k, v)
+    return NONE
+
+
+def _setitem(u: _Update, k: ir.Atom, v: ir.Atom) -> ir.Atom:
+    """`x[k] = v` (`assignments.py`): an array's, list's or dict's element, written in place."""
+    u.rebind(STORE, k, v)
     return NONE
 
 
@@ -121,4 +135,6 @@ _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "pop": (0, 2, _pop),
     "setdefault": (1, 2, _setdefault),
     "__setitem__": (2, 2, _setitem),
+    "__comprehension_item__": (2, 2, _comprehension_item),
+    "__comprehension_append__": (1, 1, _comprehension_append),
 }

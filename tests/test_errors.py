@@ -193,7 +193,7 @@ CASES = [
     (e_exec, (1.0,), chad.UnknownFunction, "exec", 'exec("z = 1")'),
     (e_ellipk, (0.5,), chad.UnknownFunction, "scipy.special.ellipk", "return scipy.special.ellipk(x) * 2.0"),
     (e_bessel, (1.5, 2.0), chad.UnknownFunction, "scipy.special.jv", "return scipy.special.jv(v, x)"),
-    (e_subscript_assign, ((1.0, 2.0),), chad.UnsupportedSyntax, "element", "p[0] = 1.0"),
+    (e_subscript_assign, ((1.0, 2.0),), chad.ChadTypeError, "element of a tuple", "p[0] = 1.0"),
     (e_attribute_assign, (1.0,), chad.UnsupportedSyntax, "attribute", "x.real = 1.0"),
     (e_for_else, (1.0,), chad.UnsupportedSyntax, "for ... else", "for _ in range(3):"),
     (e_while_else, (1.0,), chad.UnsupportedSyntax, "while ... else", "while y < 10.0:"),

@@ -18,6 +18,7 @@ ORDER = [
     # the runtime: cotangent monoids, arrays' cotangents, the environments of the four stages
     "runtime",
     "arrays",
+    "buffers",  # element assignment: the log of writes, the owned cotangent buffer
     "array_rules",
     "reduction_rules",
     "shape_rules",
@@ -52,6 +53,7 @@ ORDER = [
     "closures",
     "control",
     "desugar",
+    "assignments",
     "objects",
     "updates",
     "lower",

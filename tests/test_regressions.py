@@ -809,3 +809,16 @@ def test_a_part_of_a_numpy_tuple_result_is_owned():
     assert_grad_matches_fd(updates_parts_of_numpy_tuples, (np.array([0.4, 0.7]),))
     with pytest.raises(chad.UnsupportedSyntax, match="in place"):
         chad.grad(updates_a_part_still_read_through_its_tuple)(np.array([0.4, 0.7]))
+
+
+def product_then_appended(x):
+    xs = [x, 2.0 * x]
+    p = math.prod(xs)
+    xs.append(3.0)
+    return p + xs[2]
+
+
+def test_a_rule_reading_a_list_sees_it_as_it_was_before_a_later_append():
+    """`math.prod(xs)`'s derivative read `xs` when the backward pass ran, after `xs.append(3.0)`: a gradient
+    3x too large (f(x) = 2 x^2 + 3, f' = 4 x). The user's appends are logged and rewound (`buffers.py`)."""
+    assert_grad_matches_fd(product_then_appended, (1.5,))

@@ -197,6 +197,7 @@ PRIMITIVES.update(
         # constructors: data (their arguments are shapes and constants)
         np.zeros: _data(np.zeros, ("shape", "dtype"), (None,), filled, positional=1),
         np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled, positional=1),
+        np.empty: _data(np.empty, ("shape", "dtype"), (None,), filled, positional=1),
         np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye),
         np.arange: _data(np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange, positional=3),
         np.logspace: _data(

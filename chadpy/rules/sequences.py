@@ -8,14 +8,31 @@ Operations that lowering writes for the user's loops and builtins (`positions`,
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 
-from .. import reduction_rules, runtime
+from .. import buffers, reduction_rules, runtime
 from ..errors import ChadTypeError
 from ..expressions import Attr, BinOp, CallX, call
 from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
 from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
-from ..vtypes import BOTTOM, INT, Arr, Dct, Lst, Tup, VType, dct, describe, is_active, item_join, join, join_all
+from ..vtypes import (
+    BOTTOM,
+    INT,
+    SLICE,
+    Arr,
+    Dct,
+    Lst,
+    Tup,
+    VType,
+    arr,
+    dct,
+    describe,
+    is_active,
+    item_join,
+    join,
+    join_all,
+)
 
 
 def _concat_type(types: list[VType], consts: list[object]) -> VType:
@@ -77,6 +94,21 @@ def _with_key(d: Dct, key: object, k: VType, v: VType) -> VType:
 def _store_type(types: list[VType], consts: list[object]) -> VType:
     d, k, v = types[:3]
     return _with_key(_a_dict(d, "setdefault"), consts[1], k, v)
+
+
+def _setitem_type(types: list[VType], consts: list[object]) -> VType:
+    """`x[k] = v`: an array keeps its kind (an active value makes a float array active), a list's
+    elements join v's type, a dict gains the key."""
+    x, k, v = types[:3]
+    if isinstance(x, Arr):
+        return arr(x.rank, x.dtype, x.active or is_active(v))
+    if isinstance(x, Lst):
+        if k == SLICE or isinstance(k, (Tup, Lst, Arr)):
+            raise ChadTypeError("assigning to a slice of a list is not supported (it may change the list's length)")
+        return Lst(join(x.item, v))
+    if isinstance(x, Dct):
+        return _store_type(types, consts)
+    raise ChadTypeError(f"assigning to an element of {describe(x)} is not supported")
 
 
 def _pop_type(types: list[VType], consts: list[object]) -> VType:
@@ -199,6 +231,17 @@ DICT_STORE = Primitive(
     _store_type,
     containers=True,
 )
+# `x[k] = v` written by the user (`assignments.py`): in place on an array, list or dict, logged (`buffers.py`)
+STORE = Primitive(
+    "setitem",
+    lambda x, k, v, *log: call(buffers.store, x, k, v, *log),
+    lambda d, y, x, k, v, saved: call(buffers.store_ct, d, y, saved, v),
+    (3, 3),
+    _setitem_type,
+    saves=lambda y, x, k, v: call(buffers.write_position, y, k),  # a list's index, made non-negative
+    containers=True,
+    logged=True,
+)
 DICT_SETDEFAULT = Primitive(
     "setdefault",
     lambda dct, k, v, absent: call(runtime.dict_setdefault, dct, k, v, absent),
@@ -207,7 +250,11 @@ DICT_SETDEFAULT = Primitive(
     _store_type,
     containers=True,
 )
-UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT}
+# the user's `xs.append(v)`, `xs.extend(ys)`: logged, as a rule may read the list before it grew (a comprehension
+# builds its list with the unlogged LIST_APPEND: nothing reads it before it is made)
+APPEND = dataclasses.replace(LIST_APPEND, emit=lambda xs, v, *log: call(buffers.append, xs, v, *log), logged=True)
+EXTEND = dataclasses.replace(LIST_EXTEND, emit=lambda xs, ys, *log: call(buffers.extend, xs, ys, *log), logged=True)
+UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
 DICT_GET = Primitive(
     "get",

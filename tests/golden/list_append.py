@@ -8,7 +8,7 @@ def list_append_chad(x, n):
     for i in indices:  # D[loop]: forward iterations
         # line 36: ys.append(x * i)
         mul = x * i
-        ys_2 = list_append(ys_1, mul)
+        ys_2 = append(ys_1, mul)
         saved = len(ys_2) - 1  # kept for D[append]
         tape.append((i, saved))
         ys_1 = ys_2

@@ -1,0 +1,255 @@
+"""Element and slice assignment (`x[i] = v`, `x[i] += v`, `A[:, j] = col`, masks, `x.fill(v)`,
+`d[k] = v`, `xs[i] = v`) on containers the function made: gradients against central finite
+differences, the rewinding of writes for rules that read a container later written to, and the
+rejected forms' messages."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from fd import assert_close, assert_grad_matches_fd, rand_array
+from test_errors import assert_located
+
+import chadpy as chad
+
+X = rand_array(1, (5,))
+M = rand_array(2, (3, 4))
+
+
+def fill_loop(x, w):
+    out = np.zeros(x.shape[0])
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = out[i - 1] * w + x[i]
+    return np.sum(out * out)
+
+
+def augmented(x):
+    out = np.ones(3)
+    out[0] += x[0]
+    out[1] *= x[1]
+    out[2] -= x[2] * x[0]
+    out[1] /= 1.5 + x[3]
+    out[0] **= 2
+    return np.sum(out * np.array([1.0, 2.0, 3.0]))
+
+
+def two_dimensional(m):
+    a = np.zeros((3, 4))
+    for i in range(3):
+        for j in range(4):
+            a[i, j] = m[i, j] * (i + 1.0) + a[i, j - 1]
+    return np.sum(np.sin(a))
+
+
+def rows_and_columns(m, v):
+    a = m.copy()
+    a[1, :] = v * 2.0
+    a[:, 2] += np.cos(v[:3])
+    a[0] = a[2] * a[1]
+    return np.sum(a * a)
+
+
+def slices(x):
+    out = np.zeros(8)
+    out[2:7] = x * 3.0
+    out[:3] += x[1:4]
+    out[::2] = out[1::2] * x[0]
+    return np.sum(out**2)
+
+
+def masks_and_index_arrays(x):
+    a = x.copy()
+    a[a > 0.0] = a[a > 0.0] ** 2
+    a[np.array([0, 2])] = x[1] * np.array([1.0, 2.0])
+    return np.sum(a * x)
+
+
+def repeated_index(x):
+    a = np.zeros(3)
+    a[np.array([0, 1, 0])] = x[:3]  # NumPy keeps the last value written to position 0
+    return np.sum(a * np.array([1.0, 2.0, 3.0]))
+
+
+def filled(x):
+    a = np.empty(4)
+    a.fill(x[0])
+    a[1] = x[1]
+    return np.sum(a * np.arange(4.0))
+
+
+def list_store(x):
+    xs = [0.0] * 3
+    for i in range(3):
+        xs[i] = x[i] * x[i]
+    xs[-1] += xs[0]
+    return sum(xs) * xs[2]
+
+
+def dict_store(x):
+    d = {"a": x[0], "b": 1.0}
+    d["a"] = d["a"] * x[1]
+    d["c"] = d["b"] + x[2]
+    d["b"] += d["a"]
+    return d["a"] * d["b"] + d["c"]
+
+
+def triangular(v, n):
+    el = np.zeros((n, n))
+    k = 0
+    for i in range(n):
+        for j in range(i + 1):
+            el[i, j] = np.exp(v[k]) if i == j else v[k]
+            k += 1
+    return np.sum(el @ el.T)
+
+
+def rnn(x, w):
+    h = np.zeros((x.shape[0] + 1, w.shape[0]))
+    for t in range(x.shape[0]):
+        h[t + 1] = np.tanh(w @ h[t] + x[t])
+    return np.sum(h[-1] ** 2)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "argnums"),
+    [
+        (fill_loop, (X, 0.7), (0, 1)),
+        (augmented, (X,), 0),
+        (two_dimensional, (M,), 0),
+        (rows_and_columns, (M, rand_array(3, (4,))), (0, 1)),
+        (slices, (X,), 0),
+        (masks_and_index_arrays, (X,), 0),
+        (repeated_index, (X,), 0),
+        (filled, (X,), 0),
+        (list_store, (X,), 0),
+        (dict_store, (X,), 0),
+        (triangular, (rand_array(4, (6,)), 3), 0),
+        (rnn, (rand_array(5, (4, 3)), rand_array(6, (3, 3))), (0, 1)),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
+def test_gradient_matches_finite_differences(fn, args, argnums):
+    assert_grad_matches_fd(fn, args, argnums=argnums)
+
+
+def read_then_written(x):
+    out = x * 2.0
+    first = np.sum(out * x)  # its rule reads out as it is here
+    out[0] = 5.0
+    out[1] = out[1] * out[2]
+    return first + np.sum(out * x)
+
+
+def helper_product(a, b):
+    return np.sum(a * b)
+
+
+def read_by_a_helper_then_written(x):
+    out = np.ones(3)
+    out[1] = x[1]
+    s = helper_product(out, x[:3])  # the helper's rule reads out as it was at the call
+    out[1] = 3.0
+    out[2] = x[0] * x[0]
+    return s * np.sum(out * x[:3])
+
+
+def list_written_after_a_product(x):
+    xs = [x[0], 2.0 * x[1]]
+    xs[0] = xs[0] * x[2]
+    p = math.prod(xs)
+    xs[1] = 7.0
+    return p + xs[1] * x[0]
+
+
+@pytest.mark.parametrize("fn", [read_then_written, read_by_a_helper_then_written, list_written_after_a_product])
+def test_a_rule_reads_the_values_its_operation_saw(fn):
+    """A write after an operation whose derivative reads the container is undone before that
+    derivative runs, and made again at the end."""
+    assert_grad_matches_fd(fn, (X,))
+
+
+def returns_the_buffer(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = x[i] * 2.0
+    s = np.sum(out * x[:3])  # its rule rewinds the write below
+    out[0] = x[1] * out[2] + s
+    return out
+
+
+def test_the_primal_result_and_a_second_backward_pass_see_the_final_values():
+    value, pullback = chad.vjp(returns_the_buffer, X)
+    expected = returns_the_buffer(X)
+    ct = np.array([1.0, -2.0, 0.5])
+    first = pullback(ct)
+    assert_close(value, expected, where="value after a backward pass")
+    second = pullback(ct)
+    assert_close(second, first, where="a second backward pass")
+    rows = [pullback(np.eye(3)[k])[0] for k in range(3)]  # the Jacobian, one backward pass per row
+    assert_close(np.stack(rows), _fd_jacobian(returns_the_buffer, X), where="jacobian")
+
+
+def _fd_jacobian(f, x, h=1e-6):
+    cols = []
+    for k in range(x.size):
+        e = np.zeros_like(x)
+        e[k] = h
+        cols.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+def test_the_caller_s_array_is_not_mutated():
+    m, v = M.copy(), rand_array(3, (4,))
+    chad.grad(rows_and_columns, argnums=(0, 1))(m, v.copy())
+    assert np.array_equal(m, M)
+
+
+def writes_an_argument(x):
+    x[0] = 1.0
+    return np.sum(x)
+
+
+def writes_through_an_alias_still_read(x):
+    a = np.zeros(3)
+    b = a
+    b[0] = x[0]
+    return np.sum(a * x[:3])
+
+
+def writes_a_view(x):
+    a = np.zeros((2, 3))
+    row = a[0]
+    row[1] = x[0]
+    return np.sum(a)
+
+
+def writes_an_element_of_an_element(x):
+    a = np.zeros((2, 3))
+    a[0][1] = x[0]
+    return np.sum(a)
+
+
+def writes_a_list_slice(x):
+    xs = [1.0, 2.0, 3.0]
+    xs[0:2] = [x[0]]
+    return sum(xs)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message", "line"),
+    [
+        (writes_an_argument, "in place", "x[0] = 1.0"),
+        (writes_through_an_alias_still_read, "in place", "b[0] = x[0]"),
+        (writes_a_view, "in place", "row[1] = x[0]"),
+        (writes_an_element_of_an_element, "element of an element", "a[0][1] = x[0]"),
+        (writes_a_list_slice, "slice of a list", "xs[0:2] = [x[0]]"),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
+def test_rejected_forms_say_what_and_where(fn, message, line):
+    with pytest.raises(chad.ChadError, match=message) as info:
+        chad.grad(fn)(X.copy())
+    assert_located(str(info.value), fn, line)
