@@ -26,6 +26,7 @@ class Family:
     what: str  # the program, in words
     make: Callable[[int], tuple[Callable, tuple]]  # n -> (function, arguments)
     env_grows: bool  # the environment Γ grows with n: where Fig. 2's dense vectors must fail
+    exact: bool = True  # its primal cost is a linear function of n (not so where n is rounded to a shape)
 
 
 def _straight_line(name: str, params: str, lines: list[str], result: str, prelude: str = "") -> Callable:
@@ -130,6 +131,49 @@ def indexing_array(n: int):
     return _index_sum, (np.linspace(0.5, 1.5, n),)
 
 
+def _fill(x, w):
+    n = x.shape[0]
+    out = np.zeros(n)
+    out[0] = x[0]
+    for i in range(1, n):
+        out[i] = out[i - 1] * w + x[i]
+    return out[n - 1] + out[0]
+
+
+def fill(n: int):
+    """out[i] = out[i - 1] * w + x[i]: a buffer filled element by element (each write O(1))."""
+    return _fill, (np.linspace(-0.5, 0.5, n), 0.9)
+
+
+def _rnn(x, w):
+    h = np.zeros((x.shape[0] + 1, x.shape[1]))
+    for t in range(x.shape[0]):
+        h[t + 1] = np.tanh(w @ h[t] + x[t])
+    return np.sum(h[x.shape[0]])
+
+
+def rnn_buffer(n: int):
+    """h[t + 1] = tanh(W h[t] + x[t]): an RNN's hidden states kept in a preallocated buffer."""
+    x = np.linspace(-1.0, 1.0, 2 * n).reshape(n, 2)
+    return _rnn, (x, np.array([[0.5, -0.3], [0.2, 0.4]]))
+
+
+def _triangular(v, m):
+    el = np.zeros((m, m))
+    k = 0
+    for i in range(m):
+        for j in range(i + 1):
+            el[i, j] = v[k]
+            k += 1
+    return el[m - 1, 0] + el[m - 1, m - 1]
+
+
+def triangular(n: int):
+    """el[i, j] = v[k] below the diagonal (ADBench's GMM): about n elements written one by one."""
+    m = (math.isqrt(8 * n + 1) - 1) // 2
+    return _triangular, (np.linspace(0.1, 1.0, m * (m + 1) // 2), m)
+
+
 FAMILIES = [
     Family("projections", "op(x[0], ..., x[0]) on an n-tuple x", projections, True),
     Family("one_hot_env", "x0 + ... + x_{n-1}: n parameters, each used once", one_hot_env, True),
@@ -143,6 +187,9 @@ FAMILIES = [
     Family("loop", "for i in range(n): s += sin(x*i)", loop, False),
     Family("indexing_list", "for i in range(n): s += xs[i]**2, a list", indexing_list, False),
     Family("indexing_array", "for i in range(n): s += a[i]**2, an array", indexing_array, False),
+    Family("fill", "for i in range(1, n): out[i] = out[i - 1] * w + x[i]", fill, False),
+    Family("rnn_buffer", "for t in range(n): h[t + 1] = tanh(W @ h[t] + x[t])", rnn_buffer, False),
+    Family("triangular", "el[i, j] = v[k] for j <= i, about n elements", triangular, False, exact=False),
 ]
 BY_NAME = {f.name: f for f in FAMILIES}
 

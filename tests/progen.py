@@ -58,6 +58,7 @@ WEIGHTS: dict[str, float] = {
     "s_dict_comp": 0.0,  # the fraction of s_dict that are dict comprehensions (unsupported: README)
     "s_array": 2.5,
     "s_array_augassign": 0.5,
+    "s_array_store": 1.0,
     "s_closure": 1.2,
     "s_hof": 1.0,
     "s_comp_name_reuse": 0.3,
@@ -1174,15 +1175,16 @@ class _Gen:
                 return f"np.{form}({a[0]}, 2)", a[1], True
             if form == "ravel":
                 a = self.aexpr(env, (1, n), depth + 1)
-                return f"np.ravel({a[0]})", a[1], True
+                return f"np.ravel({a[0]})", a[1], a[2]  # may be a view: as fresh as its operand
             a = self.aexpr(env, shape, depth + 1)
             code = {"flip": "np.flip({})", "roll": "np.roll({}, 1)", "sort": "np.sort({})", "cumsum": "np.cumsum({})"}
-            return code[form].format(a[0]), a[1] * (n if form == "cumsum" else 1), True
+            fresh = a[2] or form != "flip"  # flip is a view
+            return code[form].format(a[0]), a[1] * (n if form == "cumsum" else 1), fresh
         r, c = shape
         form = self.rng.choice(["flipud", "fliplr", "swapaxes", "broadcast", "sort", "cumsum", "roll", "vstack"])
         if form == "swapaxes":
             a = self.aexpr(env, (c, r), depth + 1)
-            return f"np.swapaxes({a[0]}, 0, 1)", a[1], True
+            return f"np.swapaxes({a[0]}, 0, 1)", a[1], a[2]  # a view
         if form == "broadcast":
             a = self.aexpr(env, (c,), depth + 1)
             return f"np.broadcast_to({a[0]}, ({r}, {c}))", a[1], False  # a read-only view: never updated in place
@@ -1197,7 +1199,8 @@ class _Gen:
             "cumsum": "np.cumsum({}, axis=1)",
             "roll": "np.roll({}, 1, axis=1)",
         }
-        return code[form].format(a[0]), a[1] * (c if form == "cumsum" else 1), True
+        fresh = a[2] or form not in ("flipud", "fliplr")  # views
+        return code[form].format(a[0]), a[1] * (c if form == "cumsum" else 1), fresh
 
     def a_unary(self, env: Env, shape: tuple, depth: int) -> E:
         a = self.aexpr(env, shape, depth + 1)
@@ -1879,6 +1882,7 @@ class _Gen:
         opts["s_array"] = w["s_array"]
         if env.reassignable(ARR, lambda t: t.fresh):
             opts["s_array_augassign"] = w["s_array_augassign"]
+            opts["s_array_store"] = w["s_array_store"]
         if self.objects and not self.in_class:
             opts["s_record"] = w["s_record"]
             if not ctx.in_def and not self.in_def:
@@ -2483,6 +2487,36 @@ class _Gen:
             nb = 1.0
         env.vars[name] = _replace(t, bound=nb)
         self.feature("array_augassign")
+
+    def s_array_store(self, env: Env, ctx: Ctx) -> None:
+        """An element, row, column or slice of an array the function made, assigned or updated in place."""
+        name = self.pick(env.reassignable(ARR, lambda t: t.fresh))
+        t = env.vars[name]
+        shape = t.shape
+        if len(shape) == 1:
+            n = shape[0]
+            a = self.rng.randrange(n)
+            b = self.rng.randrange(a + 1, n + 1)
+            forms = [
+                (f"{name}[{a}]", ()),
+                (f"{name}[{a - n}]", ()),
+                (f"{name}[{a}:{b}]", (b - a,)),
+                (f"{name}[{a}:]", (n - a,)),
+            ]
+        else:
+            r, c = shape
+            i, j = self.rng.randrange(r), self.rng.randrange(c)
+            forms = [(f"{name}[{i}, {j}]", ()), (f"{name}[{i}]", (c,)), (f"{name}[:, {j}]", (r,))]
+        target, part = self.rng.choice(forms)
+        e = self.squash(self.fexpr(env, 1), 2.0) if part == () else self.asquash(self.aexpr(env, part, 1), 2.0)
+        op = self.rng.choice(["=", "=", "+=", "-=", "*="])
+        self.emit(ctx, f"{target} {op} {e[0]}")
+        nb = max(t.bound, e[1]) if op == "=" else t.bound * e[1] if op == "*=" else t.bound + e[1]
+        if nb > LIMIT:
+            self.emit(ctx, f"{name} = np.tanh({name})")
+            nb = 1.0
+        env.vars[name] = _replace(t, bound=nb)
+        self.feature("array_store")
 
     # -- closures and functions as values
 
