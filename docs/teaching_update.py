@@ -2,7 +2,8 @@
 
 The document marks each generated part with an HTML comment naming what it shows:
 
-    <!-- generated: source STAGE [unsimplified] -->   a ```python block: chadpy.source(f, stage=STAGE)
+    <!-- generated: source STAGE [unsimplified] [fill] -->   a ```python block: chadpy.source(f, stage=STAGE)
+                                                      (of `fill` on a 5-vector and 0.9 if named)
     <!-- generated: costs -->                          a table: cost_report(f, 1.5, 2.0) per stage
     <!-- generated: scaling FAMILY -->                 a table: the family's derivative/primal ratio per n and stage
 
@@ -30,10 +31,12 @@ _PART = re.compile(r"(```python\n.*?```\n|(?:\|[^\n]*\|\n)+)", re.S)  # a fenced
 
 
 def _source(args: list[str]) -> str:
-    from teaching import f
+    import numpy as np
+    from teaching import f, fill
 
     stage, simplify = args[0], "unsimplified" not in args
-    return f"```python\n{chad.source(f, stage=stage, simplify=simplify).rstrip()}\n```\n"
+    example = (fill, np.linspace(0.1, 0.5, 5), 0.9) if "fill" in args else (f,)
+    return f"```python\n{chad.source(*example, stage=stage, simplify=simplify).rstrip()}\n```\n"
 
 
 def _costs() -> str:

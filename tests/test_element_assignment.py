@@ -253,3 +253,10 @@ def test_rejected_forms_say_what_and_where(fn, message, line):
     with pytest.raises(chad.ChadError, match=message) as info:
         chad.grad(fn)(X.copy())
     assert_located(str(info.value), fn, line)
+
+
+def test_float32_in_float32_out():
+    x = X.astype(np.float32)
+    g = chad.grad(fill_loop)(x, np.float32(0.7))
+    assert g.dtype == np.float32
+    assert_close(g.astype(np.float64), chad.grad(fill_loop)(X, 0.7), rtol=1e-4, where="float32 against float64")
