@@ -9,19 +9,16 @@ Usage: python benchmarks/fill_loop.py [--sizes 1000,2000,4000,8000,16000]
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import timeit
 
 import numpy as np
 
 import chadpy as chad
 
-
-def fill(x, w):
-    out = np.zeros(x.shape[0])
-    out[0] = x[0]
-    for i in range(1, x.shape[0]):
-        out[i] = out[i - 1] * w + x[i]
-    return np.sum(out * x)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+from teaching import fill  # noqa: E402  the fill loop docs/teaching.md shows
 
 
 def best(f, repeat: int = 5) -> float:

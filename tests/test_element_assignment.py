@@ -19,10 +19,11 @@ M = rand_array(2, (3, 4))
 
 
 def fill_loop(x, w):
-    out = np.zeros(x.shape[0])
+    n = len(x)
+    out = np.empty(n)
     out[0] = x[0]
-    for i in range(1, x.shape[0]):
-        out[i] = out[i - 1] * w + x[i]
+    for i in range(1, n):
+        out[i] = np.tanh(out[i - 1] * w) + x[i]
     return np.sum(out * out)
 
 
