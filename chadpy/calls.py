@@ -91,7 +91,7 @@ def invoke(
             body += c.var(a[0], DictX([Lit(a[1])], [Name(p)]))
         elif p != "_":
             body += c.var(a, Name(p))
-    if c.rewinds(c.let_now):
-        c.rewound(body, out)
+    if c.rewinds.needed(c.let_now):
+        c.rewinds.add(body, out)
     out.append(Def(bp, [c.d, c.acc], body, comment=comment, env=c.env(depth)))
     return out

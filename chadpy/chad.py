@@ -22,8 +22,6 @@ runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from . import buffers, calls, fold, ir, runtime
 from .arrays import index_ct
 from .environments import dense_one_hot, dense_zero
@@ -33,6 +31,7 @@ from .infer import Spec
 from .names import NameSupply
 from .primitives import resolve
 from .records import is_namedtuple, new_record
+from .rewinds import Rewinds
 from .runtime import Closure, Zero, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
@@ -59,12 +58,10 @@ class Chad:
         self.slot: dict[str, int] = {}  # variable -> its slot (De Bruijn level)
         self.ct: dict[str, str] = {}  # variable -> the name of its cotangent
         self.max_depth = 0
-        # the log of the function's in-place writes (`buffers.Writes`), if it makes any, and the lets
-        # a write may follow (in the same block, after a block holding it, or in a loop's next iteration)
-        self.written_after: set[int] = _written_after(spec.fn.body, False) if _writes(spec.fn.body) else set()
-        self.writes = self.names.fresh("writes") if any(map(self.rewinds, _lets(spec.fn.body))) else None
+        # the log of the function's in-place writes (`buffers.Writes`), where a rule must rewind it
+        self.rewinds = Rewinds(spec.fn, spec.methods, self.type_of, self.active, self.names)
+        self.writes = self.rewinds.log
         self.let_now: ir.Let | None = None
-        self.writes_follow = False  # whether one may follow the let being transformed
 
     # ------------------------------------------------------------ helpers
 
@@ -268,8 +265,8 @@ class Chad:
             name, body, saves = rule(e, target)
         except ChadError as err:
             raise err.located(let.loc) from None
-        if self.rewinds(let):
-            self.rewound(body, saves)
+        if self.rewinds.needed(let):
+            self.rewinds.add(body, saves)
         text = f"let {', '.join(ir.target_names(target))} = {ir.format_expr(e, '')}"
         return [
             primal,
@@ -448,26 +445,6 @@ class Chad:
             out += self.var(a, ct)
         return rule, out, saves
 
-    def rewinds(self, let: ir.Let) -> bool:
-        """Whether the let's rule may read an array, list or dict (an argument, or its result) that a
-        later write changes: an operation (not a write: its rule reads no values) or a call, followed by
-        a write."""
-        e = self.spec.methods.get(id(let.expr), let.expr)
-        if id(let) not in self.written_after or not isinstance(e, (ir.Prim, ir.Call, ir.Apply)):
-            return False
-        if isinstance(e, ir.Prim) and (e.op.logged or e.op.vjp is None and e.op.runtime_vjp is None):
-            return False
-        if not any(self.active(t) for t in ir.bound_names(let)):  # no rule at all
-            return False
-        atoms = [*ir.operands(e), *map(ir.Var, ir.target_names(let.target))]
-        return any(isinstance(a, ir.Var) and isinstance(self.type_of(a), (Arr, Lst, Dct)) for a in atoms)
-
-    def rewound(self, body: list[Stmt], saves: list[Stmt]) -> None:
-        """The rule first rewinds the writes made after its operation ran (`buffers.Writes.rewind`)."""
-        mark = self.names.fresh("written")
-        saves.append(Assign([mark], CallX(Attr(Name(self.writes), "mark"), []), comment="the writes so far"))
-        body.insert(0, Do(CallX(Attr(Name(self.writes), "rewind"), [Name(mark)]), comment="as they were here"))
-
     def broadcasts(self, args: list[ir.Atom], k: int) -> bool:
         """Whether argument k of an elementwise operation with an array result may have another shape
         than the result: a scalar always does; an array does unless every other argument is a scalar."""
@@ -492,37 +469,6 @@ def _literal(value: object) -> bool:
     if isinstance(value, tuple):
         return all(map(_literal, value))
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
-
-
-def _writes(block: ir.Block) -> bool:
-    """Whether a block writes in place (`x[k] = v`), in it or in a block nested in it."""
-    for let in block.lets:
-        if isinstance(let.expr, ir.Prim) and let.expr.op.logged or any(map(_writes, ir.blocks(let.expr))):
-            return True
-    return False
-
-
-def _lets(block: ir.Block) -> Iterator[ir.Let]:
-    """The lets of a block and of the blocks nested in it."""
-    for let in block.lets:
-        yield let
-        for inner in ir.blocks(let.expr):
-            yield from _lets(inner)
-
-
-def _written_after(block: ir.Block, after: bool) -> set[int]:
-    """The lets of the block (and of blocks nested in it) that a write may follow (`after`: one may
-    follow the block)."""
-    out: set[int] = set()
-    for let in reversed(block.lets):
-        if after:
-            out.add(id(let))
-        e = let.expr
-        nested = after or isinstance(e, ir.Loop) and _writes(e.body)  # the next iteration's
-        for inner in ir.blocks(e):
-            out |= _written_after(inner, nested)
-        after = after or isinstance(e, ir.Prim) and e.op.logged or any(map(_writes, ir.blocks(e)))
-    return out
 
 
 def _plain(atom: ir.Atom) -> str:

@@ -61,6 +61,7 @@ ORDER = [
     "infer",
     # CHAD and code generation
     "stages",
+    "rewinds",
     "fold",
     "calls",
     "chad",
