@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import Axis, IntTuple, float_dtype, ndarray_of, python_scalar, unbroadcast
-from .runtime import Zero
+from .runtime import Zero, tuple_part
 
 
 def _axes(axis: Axis, ndim: int) -> IntTuple:
@@ -217,15 +217,10 @@ def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
 # ====================================================================== tuple results of elementwise functions
 
 
-def _first(d: Any) -> Any:
-    """The cotangent of the first part of a pair result (`Zero` if it has none)."""
-    return d.get(0, Zero)
-
-
 @linear
 def frexp_ct(d: Any, y: Any) -> Any:
     """Cotangent of x in `m, e = frexp(x)` (x = m * 2**e; the exponent e is discrete): dm * 2**-e."""
-    dm, e = _first(d), y[1]
+    dm, e = tuple_part(d, 0, Zero), y[1]
     if dm is Zero:
         return Zero
     return np.ldexp(ndarray_of(dm), -e) if isinstance(e, np.ndarray) else math.ldexp(dm, -int(e))
@@ -234,17 +229,17 @@ def frexp_ct(d: Any, y: Any) -> Any:
 @linear
 def modf_ct(d: Any) -> Any:
     """Cotangent of x in `frac, whole = modf(x)` (the whole part is discrete): d frac."""
-    return _first(d)
+    return tuple_part(d, 0, Zero)
 
 
 @linear
 def divmod_ct_a(d: Any, a: Any) -> Any:
     """Cotangent of a in `q, r = divmod(a, b)` (the quotient is discrete; r = a - b q): dr."""
-    return unbroadcast(d.get(1, Zero), a)
+    return unbroadcast(tuple_part(d, 1, Zero), a)
 
 
 @linear
 def divmod_ct_b(d: Any, y: Any, b: Any) -> Any:
     """Cotangent of b in `q, r = divmod(a, b)`: -q dr."""
-    dr = d.get(1, Zero)
+    dr = tuple_part(d, 1, Zero)
     return Zero if dr is Zero else unbroadcast(-(ndarray_of(dr) * y[0]), b)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from . import runtime
 from .arrays import Scatter, ndarray_of, unbroadcast
 from .runtime import Zero
 
@@ -155,6 +156,4 @@ def store_ct(d: Any, y: Any, key: Any, value: Any) -> tuple[Any, None, Any]:
     is the cotangent at `key`, the overwritten value's is zero."""
     if isinstance(y, np.ndarray):
         return array_store_ct(d, y, key, value)
-    if d is Zero or d is None:
-        return Zero, None, Zero
-    return d, None, d.pop(key, Zero)  # a list's or dict's cotangent: a dict {position or key: cotangent}
+    return runtime.store_ct(d, key)  # a list's or dict's cotangent: a dict {position or key: cotangent}

@@ -60,7 +60,6 @@ class Chad:
         self.max_depth = 0
         # the log of the function's in-place writes (`buffers.Writes`), where a rule must rewind it
         self.rewinds = Rewinds(spec.fn, spec.methods, self.type_of, self.active, self.names)
-        self.writes = self.rewinds.log
         self.let_now: ir.Let | None = None
 
     # ------------------------------------------------------------ helpers
@@ -118,8 +117,8 @@ class Chad:
         n_active = len(self.slot)
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
-        if self.writes:
-            fwd.insert(0, Assign([self.writes], call(buffers.Writes), comment="the log of its in-place writes"))
+        if self.rewinds.log:
+            fwd.insert(0, Assign([self.rewinds.log], call(buffers.Writes), comment="the log of its in-place writes"))
         run: list[Stmt] = [
             AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, comment="one accumulator per call")
         ]
@@ -133,8 +132,8 @@ class Chad:
         for p in reversed(params):  # newest slot first, as a stack
             if self.active(p):
                 run.append(AccPop(self.acc, self.slot[p], self.ct[p]))
-        if self.writes and body_bp is not None:
-            run.append(Do(CallX(Attr(Name(self.writes), "redo"), []), comment="the writes undone, made again"))
+        if self.rewinds.log and body_bp is not None:
+            run.append(Do(CallX(Attr(Name(self.rewinds.log), "redo"), []), comment="the writes undone, made again"))
         run.append(Return(TupleX([Name(self.ct[p]) if self.active(p) else Lit(None) for p in params])))
         f_bp = self.names.fresh(spec.fn.name + "_bp")
         comment = f"run: the backpropagator of {spec.fn.name}, cotangents of its parameters"
@@ -307,8 +306,8 @@ class Chad:
                 if inplace and op.ufunc is not None and isinstance(self.type_of(args[0]), Arr):
                     # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
                     return call(runtime.updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)
-                if op.logged and self.writes:
-                    xs.append(Name(self.writes))
+                if op.logged and self.rewinds.log:
+                    xs.append(Name(self.rewinds.log))
                 return op.emit(*xs)
         raise AssertionError(e)
 

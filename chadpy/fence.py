@@ -190,7 +190,7 @@ def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = F
         where = "an element of an element or of an attribute" if elements else "an element in this position"
         raise UnsupportedSyntax(
             f"assigning to {where} (`x[i][j] = ...`, `obj.xs[i] = ...`, `a[0], b = ...`, `for x[i] in ...`) is not "
-            "supported: assign to an element of a variable (`x[i, j] = v`, `row = ...; row[j] = v`)",
+            "supported: assign to an element of a variable (`x[i, j] = v`)",
             parsed.loc(target),
         )
     if isinstance(target, gast.Attribute):

@@ -119,23 +119,11 @@ def without_field(d: object, name: str) -> object:
 # one-hot of `xs[i]` is O(1) and `add` merges the smaller dict into the larger.
 
 
-def list_append(xs: list, v: object) -> list:
-    """`xs.append(v)` as an expression (only on lists the function itself created)."""
-    xs.append(v)
-    return xs
-
-
 def append_ct(d: object, n: int) -> tuple[object, object]:
     """Cotangents of (xs, v) in `xs.append(v)` (v went to position n), from the list's."""
     if d is Zero:
         return Zero, Zero
     return d, d.pop(n, Zero)
-
-
-def list_extend(xs: list, ys: object) -> list:
-    """`xs.extend(ys)` as an expression (on lists the function itself created)."""
-    xs.extend(ys)
-    return xs
 
 
 def list_insert(xs: list, i: int, v: object) -> list:
@@ -182,12 +170,6 @@ def pop_ct(d: object, p: int | None) -> object:
     if d is Zero or p is None:
         return d
     return {k + 1 if k >= p else k: c for k, c in d.items()}
-
-
-def dict_store(d: dict, k: object, v: object) -> dict:
-    """`d[k] = v` as an expression (a dict comprehension builds its dict with it)."""
-    d[k] = v
-    return d
 
 
 def store_ct(d: object, k: object) -> tuple[object, None, object]:

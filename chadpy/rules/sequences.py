@@ -187,7 +187,7 @@ def _element_type(types: list[VType], consts: list[object]) -> VType:
 
 LIST_APPEND = Primitive(
     "append",
-    lambda xs, v: call(runtime.list_append, xs, v),
+    lambda xs, v, *log: call(buffers.append, xs, v, *log),
     lambda d, y, xs, v, saved: call(runtime.append_ct, d, saved),
     (2, 2),
     _append_type,
@@ -198,7 +198,7 @@ LIST_APPEND = Primitive(
 # container; a rule that needs where its element went saves it after the update.
 LIST_EXTEND = Primitive(
     "extend",
-    lambda xs, ys: call(runtime.list_extend, xs, ys),
+    lambda xs, ys, *log: call(buffers.extend, xs, ys, *log),
     lambda d, y, xs, ys, saved: call(runtime.concat_ct, d, saved),
     (2, 2),
     _extend_type,
@@ -225,7 +225,7 @@ POP = Primitive(
 )
 DICT_STORE = Primitive(
     "store",
-    lambda dct, k, v: call(runtime.dict_store, dct, k, v),
+    lambda dct, k, v: call(buffers.store, dct, k, v),
     lambda d, y, dct, k, v: call(runtime.store_ct, d, k),
     (3, 3),
     _store_type,
@@ -252,8 +252,8 @@ DICT_SETDEFAULT = Primitive(
 )
 # the user's `xs.append(v)`, `xs.extend(ys)`: logged, as a rule may read the list before it grew (a comprehension
 # builds its list with the unlogged LIST_APPEND: nothing reads it before it is made)
-APPEND = dataclasses.replace(LIST_APPEND, emit=lambda xs, v, *log: call(buffers.append, xs, v, *log), logged=True)
-EXTEND = dataclasses.replace(LIST_EXTEND, emit=lambda xs, ys, *log: call(buffers.extend, xs, ys, *log), logged=True)
+APPEND = dataclasses.replace(LIST_APPEND, logged=True)
+EXTEND = dataclasses.replace(LIST_EXTEND, logged=True)
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
 DICT_GET = Primitive(

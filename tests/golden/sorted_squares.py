@@ -9,7 +9,7 @@ def sorted_squares_chad(xs):
     for k in places:  # D[loop]: forward iterations
         x = xs[k]
         item = x
-        listcomp_1_1 = list_append(listcomp_1, item)
+        listcomp_1_1 = append(listcomp_1, item)
         saved = len(listcomp_1_1) - 1  # kept for D[append]
         tape.append((k, saved))
         listcomp_1 = listcomp_1_1
@@ -24,7 +24,7 @@ def sorted_squares_chad(xs):
         i = x_1
         item_1 = listcomp_1_2[i]
         position = i % len(listcomp_1_2)
-        listcomp_2_1 = list_append(listcomp_2, item_1)
+        listcomp_2_1 = append(listcomp_2, item_1)
         saved_1 = len(listcomp_2_1) - 1  # kept for D[append]
         tape_1.append((position, saved_1))
         listcomp_2 = listcomp_2_1
@@ -36,7 +36,7 @@ def sorted_squares_chad(xs):
         x_2 = listcomp_2_2[k_2]
         v = x_2
         mul = v * v
-        listcomp_3 = list_append(listcomp, mul)
+        listcomp_3 = append(listcomp, mul)
         saved_2 = len(listcomp_3) - 1  # kept for D[append]
         tape_2.append((k_2, v, saved_2))
         listcomp = listcomp_3
