@@ -24,7 +24,7 @@ import types
 
 import gast
 
-from . import assignments, closures, control, desugar, ir, objects, resolve, scope, updates
+from . import assignments, closures, control, copies, desugar, ir, objects, resolve, scope, updates
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
@@ -55,6 +55,7 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     fence(parsed)
     desugar.with_blocks(parsed)
     assignments.element_assignments(parsed)
+    copies.follow_copies(parsed)
     lowered = Lowerer(parsed, watch).function()
     verify(lowered)
     return lowered

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from . import ir
 from .errors import UnsupportedSyntax
 from .rules.records import SET_FIELD
-from .rules.sequences import MOVES_ELEMENTS, UPDATES
+from .rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES
 from .vtypes import Arr, Dct, Lst, Rec, Tup, VType, of_value
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
@@ -104,7 +104,7 @@ class _Owners:
         the next iteration of a loop it is the body of)."""
         last = {}  # variable -> the index of the last let reading it (len for the result)
         for k, let in enumerate(block.lets):
-            for name in _reads(let.expr):
+            for name in self.reads(let.expr):
                 last[name] = k
         for name in _atom_names(block.result):
             last[name] = len(block.lets)
@@ -124,6 +124,10 @@ class _Owners:
             self.loop(let, e, owned, after)
         elif isinstance(e, ir.Var):
             self.copy(e.name, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:  # a copy of the object it settles on
+            source = _name(self.after_update(e))
+            if source is not None:
+                self.copy(source, target, owned, after)
         elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
@@ -160,12 +164,26 @@ class _Owners:
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
 
+    def reads(self, e: ir.Expr) -> Iterator[str]:
+        """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
+        if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
+            return iter(_atom_names(self.after_update(e)))
+        return _reads(e)
+
+    def after_update(self, e: ir.Prim) -> ir.Atom:
+        """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
+        x, t = e.args
+        return t if _mutable(self.types.get(_name(x))) else x
+
     def alias(self, name: str, *sources: str | None) -> None:
         """`name` holds the same object as (one of) `sources`."""
         self.same.setdefault(name, set()).update(s for s in sources if s is not None)
 
     def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
-        """`let target = source`: ownership moves along if `source` is not used again."""
+        """`let target = source`: ownership moves along if `source` is not used again. A copy nobody
+        reads (`copies.py` leaves `b = a` so when it made b's reads a's) changes nothing."""
+        if isinstance(target, str) and not after(target):
+            return
         moves = not after(source)
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:

@@ -44,7 +44,7 @@ from . import array_rules, runtime
 from .arrays import dense, unbroadcast
 from .expressions import Expr, IfExp, Lit, Name, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
-from .vtypes import Arr, Lst, Tup, VType
+from .vtypes import Arr, Dct, Lst, Tup, VType
 
 Vjp = Callable[..., list[Expr]]
 
@@ -87,6 +87,7 @@ class Primitive:
     saves: Callable[..., Expr] | None = None  # (y, *args) -> a forward value the rule needs
     for_sequences: Primitive | None = None  # the version for lists and tuples (`+` concatenates)
     for_arrays: Primitive | None = None  # the version for arrays, when the scalar rule does not broadcast
+    in_place: Primitive | None = None  # the version when its first argument is a list, dict or array
     ufunc: object = None  # an operator's NumPy ufunc, for `a op= b` on arrays (laid out like `a`)
     data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
     containers: bool = False  # takes tuples, lists or dicts that carry derivatives
@@ -296,6 +297,8 @@ def sampled(domain: Reals | tuple[Reals, ...], *arities: int) -> tuple[tuple[Rea
 
 def resolve(op: Primitive, types: list[VType]) -> Primitive:
     """The version of `op` for these argument types (a list `+` concatenates)."""
+    if op.in_place is not None and isinstance(types[0], (Lst, Dct, Arr)):
+        return op.in_place
     if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types):
         return op.for_sequences
     if op.for_arrays is not None and any(isinstance(t, Arr) for t in types):

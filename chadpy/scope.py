@@ -21,7 +21,7 @@ import gast
 
 Function = gast.FunctionDef | gast.Lambda
 Jumps = tuple[set[str], set[str], set[str]]  # what `break`, `continue` and `return` read where they lead
-_COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
+COMPREHENSIONS = (gast.ListComp, gast.GeneratorExp, gast.DictComp, gast.SetComp)
 
 
 # Methods that change their container in place (`updates.py` lowers them): a call rebinds its name.
@@ -35,6 +35,7 @@ UPDATING = frozenset(
         "__setitem__",
         "__comprehension_item__",
         "__comprehension_append__",
+        "__updated_by__",
     }
 )
 
@@ -68,7 +69,7 @@ def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[g
         yield node
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):
             todo.extend(reversed(node.args.defaults))
-        elif isinstance(node, _COMPREHENSIONS) and not comprehensions:
+        elif isinstance(node, COMPREHENSIONS) and not comprehensions:
             todo.append(node.generators[0].iter)
         else:
             todo.extend(reversed(list(gast.iter_child_nodes(node))))
@@ -136,7 +137,7 @@ def uses(node: gast.AST) -> set[str]:
             out.add(name)
         elif isinstance(n, (gast.FunctionDef, gast.Lambda)):
             out |= free_names(n)
-        elif isinstance(n, _COMPREHENSIONS):
+        elif isinstance(n, COMPREHENSIONS):
             out |= _comprehension_uses(n)
     return out
 

@@ -199,7 +199,9 @@ def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
             mentions.setdefault(name, []).append(k)
     keep = [True] * len(out)
     for i, s in enumerate(out):
-        if isinstance(s, Assign) and len(s.targets) == 1 and _is_zero(s.value):
+        if isinstance(s, Accum) and _is_zero(s.value):  # `dx += 0` changes nothing
+            keep[i] = False
+        elif isinstance(s, Assign) and len(s.targets) == 1 and _is_zero(s.value):
             v = s.targets[0]
             later = mentions[v]
             k = bisect.bisect_right(later, i)

@@ -20,6 +20,7 @@ from . import ir
 from .errors import UnsupportedSyntax
 from .primitives import OPERATORS
 from .rules.sequences import (
+    AFTER_UPDATE,
     APPEND,
     DICT_GET,
     DICT_SETDEFAULT,
@@ -69,10 +70,10 @@ class _Update:
     def let(self, e: ir.Expr, hint: str) -> ir.Var:
         return self.lw.let(e, self.lets, hint)
 
-    def rebind(self, op: object, *args: ir.Atom) -> ir.Var:
+    def rebind(self, op: object, *args: ir.Atom, inplace: bool = True) -> ir.Var:
         """The container's new name: `let xs_1 = op(xs, *args)`."""
         target = self.lw.bind(self.name, self.env)
-        self.lets.append(ir.Let(target, ir.Prim(op, [self.xs, *args], inplace=True), self.lw.loc))
+        self.lets.append(ir.Let(target, ir.Prim(op, [self.xs, *args], inplace=inplace), self.lw.loc))
         return ir.Var(target)
 
 
@@ -127,6 +128,12 @@ def _setitem(u: _Update, k: ir.Atom, v: ir.Atom) -> ir.Atom:
     return NONE
 
 
+def _updated_by(u: _Update, t: ir.Atom) -> ir.Atom:
+    """`x.__updated_by__(t)` (`copies.py`): after `t += c` on x's object, x is t if that was in place."""
+    u.rebind(AFTER_UPDATE, t, inplace=False)
+    return NONE
+
+
 # method -> (least and most arguments, its lowering); `scope.UPDATING` names the same methods
 _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "append": (1, 1, _append),
@@ -137,4 +144,5 @@ _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "__setitem__": (2, 2, _setitem),
     "__comprehension_item__": (2, 2, _comprehension_item),
     "__comprehension_append__": (1, 1, _comprehension_append),
+    "__updated_by__": (1, 1, _updated_by),
 }

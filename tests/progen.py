@@ -2510,6 +2510,11 @@ class _Gen:
         target, part = self.rng.choice(forms)
         e = self.squash(self.fexpr(env, 1), 2.0) if part == () else self.asquash(self.aexpr(env, part, 1), 2.0)
         op = self.rng.choice(["=", "=", "+=", "-=", "*="])
+        if self.rng.random() < 0.3:  # through a copy of the name: the same object, so `name` sees the write
+            alias = self.fresh("alias")
+            self.emit(ctx, f"{alias} = {name}")
+            target = alias + target[len(name) :]
+            self.feature("array_store_alias")
         self.emit(ctx, f"{target} {op} {e[0]}")
         nb = max(t.bound, e[1]) if op == "=" else t.bound * e[1] if op == "*=" else t.bound + e[1]
         if nb > LIMIT:

@@ -308,13 +308,6 @@ def r_insert_argument(xs):
     return xs[1]
 
 
-def r_setdefault_shared(x, y):
-    d = {"a": x}
-    e = d
-    d.setdefault("b", y)
-    return e["a"]
-
-
 def r_star_into_primitive(x, y):
     p = (x, y)
     return math.hypot(*p)
@@ -345,7 +338,6 @@ def r_star_args_too_long(x, y):
     [
         (r_pop_after_max, (X, Y), chad.UnsupportedSyntax, "copy it first", "xs.pop()"),
         (r_insert_argument, ([X, Y],), chad.UnsupportedSyntax, "caller", "xs.insert(0, 1.0)"),
-        (r_setdefault_shared, (X, Y), chad.UnsupportedSyntax, "a dict", 'd.setdefault("b", y)'),
         (r_star_into_primitive, (X, Y), chad.UnsupportedSyntax, "star-arguments", "return math.hypot(*p)"),
         (r_star_list_display, (X, Y), chad.UnsupportedSyntax, r"\[\*xs, y\]", "return sum([*xs, y])"),
         (r_with_return, (X,), chad.UnsupportedSyntax, "__exit__", 'with np.errstate(divide="ignore"):'),

@@ -202,6 +202,97 @@ def _fd_jacobian(f, x, h=1e-6):
     return np.stack(cols, axis=-1)
 
 
+# Aliasing follows Python: after `b = a` both names are one object (`copies.py`)
+
+
+def written_through_a_copy(x):
+    a = np.zeros(3)
+    b = a
+    b[0] = x[0]
+    b[1] = x[1] ** 2
+    a[2] = b[0] * x[2]
+    return np.sum(a * x[:3]) + np.sum(b)
+
+
+def filled_through_a_copy(x):
+    out = np.zeros(4)
+    buf = out
+    for i in range(4):
+        buf[i] = np.sin(x[i]) * 2.0 + buf[i - 1]
+    return out @ x[:4]
+
+
+def original_reassigned(x):
+    a = np.zeros(3)
+    b = a
+    a[0] = x[0] ** 3
+    a = np.ones(3) * x[1]
+    return np.sum(b) * np.sum(a)
+
+
+def list_appended_through_a_copy(x):
+    xs = []
+    ys = xs
+    ys.append(x[0] ** 2)
+    xs.append(x[1])
+    return sum(ys) * xs[1] * len(xs)
+
+
+def dict_written_through_a_copy(x):
+    d = {"a": x[0]}
+    e = d
+    d.setdefault("b", x[1])
+    e["c"] = x[2] * 2.0
+    return e["a"] * d["b"] + d["c"]
+
+
+def array_augmented_through_a_copy(x):
+    a = np.zeros(3)
+    b = a
+    b += x[:3] ** 2
+    return np.sum(a * x[1:4])
+
+
+def original_augmented_copy_read(x):
+    a = x[:3] * 1.0
+    b = a
+    a *= x[1:4]
+    return np.sum(b * x[2:5])
+
+
+def number_augmented_through_a_copy(x):
+    s = x[0] * 1.0
+    t = s
+    t += x[1]  # a new float: s is unchanged
+    return s * t
+
+
+def list_augmented_through_a_copy(x):
+    xs = [x[0]]
+    ys = xs
+    ys += [x[1] ** 2]
+    return sum(xs) * len(xs)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        written_through_a_copy,
+        filled_through_a_copy,
+        original_reassigned,
+        list_appended_through_a_copy,
+        dict_written_through_a_copy,
+        array_augmented_through_a_copy,
+        original_augmented_copy_read,
+        number_augmented_through_a_copy,
+        list_augmented_through_a_copy,
+    ],
+)
+def test_a_write_through_one_name_is_seen_through_the_other(fn):
+    assert_close(chad.value_and_grad(fn)(X.copy())[0], fn(X.copy()))
+    assert_grad_matches_fd(fn, (X,))
+
+
 def test_the_caller_s_array_is_not_mutated():
     m, v = M.copy(), rand_array(3, (4,))
     chad.grad(rows_and_columns, argnums=(0, 1))(m, v.copy())
@@ -213,11 +304,29 @@ def writes_an_argument(x):
     return np.sum(x)
 
 
-def writes_through_an_alias_still_read(x):
+def aliased_on_one_path_only(x):
+    a = np.zeros(3)
+    b = np.ones(3)
+    if x[0] > 0:
+        b = a
+    b[0] = x[1]
+    return np.sum(a * x[:3])
+
+
+def alias_read_by_a_closure(x):
     a = np.zeros(3)
     b = a
-    b[0] = x[0]
-    return np.sum(a * x[:3])
+    read = lambda: np.sum(b * x[:3])  # noqa: E731
+    a[0] = x[1]
+    return read()
+
+
+def alias_updated_again_after_augmented(x):
+    a = x[:3] * 1.0
+    b = a
+    a += x[1:4]
+    a[0] = x[0] ** 3
+    return np.sum(b * b)
 
 
 def writes_a_view(x):
@@ -243,7 +352,9 @@ def writes_a_list_slice(x):
     ("fn", "message", "line"),
     [
         (writes_an_argument, "in place", "x[0] = 1.0"),
-        (writes_through_an_alias_still_read, "in place", "b[0] = x[0]"),
+        (aliased_on_one_path_only, "in place", "b[0] = x[1]"),
+        (alias_read_by_a_closure, "in place", "a[0] = x[1]"),
+        (alias_updated_again_after_augmented, "in place", "a[0] = x[0] ** 3"),
         (writes_a_view, "in place", "row[1] = x[0]"),
         (writes_an_element_of_an_element, "element of an element", "a[0][1] = x[0]"),
         (writes_a_list_slice, "slice of a list", "xs[0:2] = [x[0]]"),

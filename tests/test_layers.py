@@ -54,6 +54,7 @@ ORDER = [
     "control",
     "desugar",
     "assignments",
+    "copies",
     "objects",
     "updates",
     "lower",

@@ -13,7 +13,7 @@ import functools
 
 from .. import buffers, reduction_rules, runtime
 from ..errors import ChadTypeError
-from ..expressions import Attr, BinOp, CallX, call
+from ..expressions import Attr, BinOp, CallX, Obj, call
 from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
 from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
 from ..vtypes import (
@@ -254,6 +254,20 @@ DICT_SETDEFAULT = Primitive(
 # builds its list with the unlogged LIST_APPEND: nothing reads it before it is made)
 APPEND = dataclasses.replace(LIST_APPEND, logged=True)
 EXTEND = dataclasses.replace(LIST_EXTEND, logged=True)
+_ZERO = Obj(runtime.Zero, "Zero")
+# `x.__updated_by__(t)` (`copies.py`): x after `t op= c` updated x's object: that object, changed, if Python
+# updates it in place (a list, dict or array: `in_place`), else x as it was (a number, a tuple)
+AFTER_UPDATE = Primitive(
+    "unchanged",
+    lambda x, t: x,
+    lambda d, y, x, t: [d, _ZERO],
+    (2, 2),
+    lambda types, consts: types[0],
+    containers=True,
+    in_place=Primitive(
+        "updated", lambda x, t: t, lambda d, y, x, t: [_ZERO, d], (2, 2), lambda ts, consts: ts[1], containers=True
+    ),
+)
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
 DICT_GET = Primitive(
