@@ -160,16 +160,18 @@ def _bound(stmts: list[gast.AST]) -> set[str]:
 
 
 def _substitute(node: gast.AST, copies: Copies) -> None:
-    for name in _reads(node, frozenset()):
-        name.id = copies.of.get(name.id, name.id)
+    for name, shadowed in _reads(node, frozenset()):
+        original = copies.of.get(name.id, name.id)
+        if original not in shadowed:  # `(b for a in xs)`: this `a` is the comprehension's own
+            name.id = original
 
 
-def _reads(node: gast.AST, shadowed: frozenset[str]) -> Iterator[gast.Name]:
-    """The names `node` reads in this scope: not in a nested function's body, nor a comprehension's
-    own variables (`shadowed`)."""
+def _reads(node: gast.AST, shadowed: frozenset[str]) -> Iterator[tuple[gast.Name, frozenset[str]]]:
+    """The names `node` reads in this scope (not in a nested function's body, nor a comprehension's
+    own variables), each with the comprehension variables that shadow the function's names there."""
     for n in scope_walk([node], comprehensions=False):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in shadowed:
-            yield n
+            yield n, shadowed
         elif isinstance(n, COMPREHENSIONS):
             own = shadowed | {t.id for g in n.generators for t in gast.walk(g.target) if isinstance(t, gast.Name)}
             parts = [g.iter for g in n.generators[1:]] + [c for g in n.generators for c in g.ifs]

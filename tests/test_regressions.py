@@ -832,3 +832,17 @@ def test_augmenting_a_copy_of_an_outside_name_does_not_make_it_local():
     after the update, which made y a local of g ("used before it is assigned"; random programs, seed 307).
     Only the function's own names are settled after an update."""
     assert_close(chad.grad(augments_a_copy_of_a_free_variable)(0.7), 2.0 + 4.0 * 0.7)
+
+
+def copy_read_where_its_original_is_shadowed(x):
+    y = x * 2.0
+    z = y
+    return sum(math.tanh(z) * y for y in [x, 1.0])
+
+
+def test_a_copy_is_not_replaced_where_a_comprehension_shadows_its_original():
+    """`z = y; sum(f(z) for y in ...)`: `copies.py` made `z` inside the generator its own `y`, the
+    generator's variable, not the function's (a wrong value; random programs, seed 6282)."""
+    f = copy_read_where_its_original_is_shadowed
+    assert_close(chad.value_and_grad(f)(0.4)[0], f(0.4))
+    assert_grad_matches_fd(f, (0.4,))
