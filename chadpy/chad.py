@@ -29,10 +29,10 @@ from .errors import ChadError, ChadTypeError, Loc
 from .expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
 from .infer import Spec
 from .names import NameSupply
-from .primitives import resolve
+from .primitives import ZERO, resolve
 from .records import is_namedtuple, new_record
 from .rewinds import Rewinds
-from .runtime import Closure, Zero, element, slice_ct, tuple_part
+from .runtime import Closure, element, slice_ct, tuple_part
 from .stages import Stage
 from .target import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
 from .vtypes import SLICE, Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
@@ -476,4 +476,4 @@ def _plain(atom: ir.Atom) -> str:
 
 def zero_of(t: VType) -> Expr:
     """The zero cotangent of type t, as generated code."""
-    return Lit(0.0) if isinstance(t, Float) else Obj(Zero, "Zero")
+    return Lit(0.0) if isinstance(t, Float) else ZERO

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 import gast
 
 from .desugar import gast_name
-from .scope import COMPREHENSIONS, assigned, attribute_stored, parameters, scope_walk, updated
+from .scope import COMPREHENSIONS, assigned, attribute_stored, local_names, scope_walk, updated
 from .source import ParsedFunction
 
 
@@ -56,7 +56,7 @@ class Copies:
 def follow_copies(parsed: ParsedFunction) -> None:
     """Make reads of copies reads of the original, in every function of the tree, in place."""
     for node in [n for n in gast.walk(parsed.tree) if isinstance(n, gast.FunctionDef)]:
-        node.body = _block(node.body, Copies(set(parameters(node)) | assigned(node.body)))
+        node.body = _block(node.body, Copies(local_names(node)))
 
 
 def _block(stmts: list[gast.stmt], copies: Copies) -> list[gast.stmt]:
@@ -149,14 +149,9 @@ def _copy(b: str, a: str, where: gast.stmt) -> gast.Assign:
 
 
 def _bound(stmts: list[gast.AST]) -> set[str]:
-    """The names these statements (and the blocks nested in them) assign in this scope."""
-    out = set()
-    for node in scope_walk(stmts, comprehensions=False):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            out.add(node.id)
-        elif isinstance(node, gast.FunctionDef):
-            out.add(node.name)
-    return out
+    """The names these statements (and the blocks nested in them) assign in this scope: a write into an
+    object (`xs.append(v)`, `obj.x = v`) is not an assignment of its name in Python."""
+    return assigned(stmts, attributes=False, updates=False)
 
 
 def _substitute(node: gast.AST, copies: Copies) -> None:

@@ -76,7 +76,7 @@ class Lowerer:
         all_names = {n.id for n in gast.walk(self.node) if isinstance(n, gast.Name)}
         self.names = NameSupply(all_names)
         body = scope.function_body(self.node)
-        self.locals = scope.assigned(body, attributes=False) | set(scope.parameters(self.node))
+        self.locals = scope.local_names(self.node)
         self.later = scope.assigned_later(body)  # per function made, or node using one: names assigned after it
         self.function_reads = scope.function_reads(body)  # what calling each function named here reads
         self.hidden: dict[str, ir.Atom | None] = {}  # the variables comprehension variables hide, while lowered

@@ -42,11 +42,12 @@ import numpy as np
 
 from . import array_rules, runtime
 from .arrays import dense, unbroadcast
-from .expressions import Expr, IfExp, Lit, Name, call
+from .expressions import Expr, IfExp, Lit, Name, Obj, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
 from .vtypes import Arr, Dct, Lst, Tup, VType
 
 Vjp = Callable[..., list[Expr]]
+ZERO = Obj(runtime.Zero, "Zero")  # the zero cotangent, as a rule writes it
 
 
 @dataclass(frozen=True)

@@ -75,10 +75,12 @@ def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[g
             todo.extend(reversed(list(gast.iter_child_nodes(node))))
 
 
-def assigned(stmts: list[gast.stmt], comprehensions: bool = False, attributes: bool = True) -> set[str]:
-    """Names a statement list assigns (an `append` or `pop` updates its container, `obj.x = v` its
-    object unless not `attributes`, a `def` binds its name); with `comprehensions`, the variables of
-    the comprehensions in it too."""
+def assigned(
+    stmts: list[gast.stmt], comprehensions: bool = False, attributes: bool = True, updates: bool = True
+) -> set[str]:
+    """Names a statement list assigns (an `append` or `pop` updates its container unless not `updates`,
+    `obj.x = v` its object unless not `attributes`, a `def` binds its name); with `comprehensions`, the
+    variables of the comprehensions in it too."""
     out = set()
     for node in scope_walk(stmts, comprehensions):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
@@ -87,7 +89,7 @@ def assigned(stmts: list[gast.stmt], comprehensions: bool = False, attributes: b
             out.add(name)
         elif isinstance(node, gast.FunctionDef):
             out.add(node.name)
-        elif name := updated(node):
+        elif updates and (name := updated(node)):
             out.add(name)
     return out
 
@@ -120,6 +122,11 @@ def parameters(node: Function) -> list[str]:
     a = node.args
     star = [a.vararg] if a.vararg is not None else []
     return [p.id for p in [*a.posonlyargs, *a.args, *star, *a.kwonlyargs, *([a.kwarg] if a.kwarg else [])]]
+
+
+def local_names(node: Function) -> set[str]:
+    """A function's own names: its parameters and the names its body assigns."""
+    return assigned(function_body(node), attributes=False) | set(parameters(node))
 
 
 def free_names(node: Function) -> set[str]:

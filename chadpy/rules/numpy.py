@@ -16,8 +16,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules, reduction_rules, runtime, shape_rules
-from ..expressions import Attr, BinOp, CallX, Obj, call
+from .. import array_rules, reduction_rules, shape_rules
+from ..expressions import Attr, BinOp, CallX, call
 from ..kinds import (
     BOOL_RESULT,
     INT_RESULT,
@@ -40,12 +40,11 @@ from ..kinds import (
     same_array,
     where,
 )
-from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, Primitive, Vjp, numpy_function
+from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Vjp, numpy_function
 from ..vtypes import Arr, VType, scalar
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
-_ZERO = Obj(runtime.Zero, "Zero")
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
@@ -213,7 +212,7 @@ PRIMITIVES.update(
         ),
         np.full_like: _np(
             np.full_like,
-            lambda d, y, a, value: [_ZERO, call(shape_rules.broadcast_to_ct, d, value)],  # a gives its shape
+            lambda d, y, a, value: [ZERO, call(shape_rules.broadcast_to_ct, d, value)],  # a gives its shape
             ("a", "fill_value"),
             kind=full_like,
             samples=((_M, REALS),),

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from .. import runtime
 from ..errors import ChadTypeError
-from ..expressions import Obj, call
-from ..primitives import Primitive
+from ..expressions import call
+from ..primitives import ZERO, Primitive
 from ..vtypes import Rec, VType, describe
 
 
@@ -27,7 +27,7 @@ SET_FIELD = Primitive(
     lambda d, y, obj, name, value: [
         call(runtime.without_field, d, name),
         None,
-        call(runtime.tuple_part, d, name, Obj(runtime.Zero, "Zero")),
+        call(runtime.tuple_part, d, name, ZERO),
     ],
     (3, 3),
     _set_field_type,

@@ -13,9 +13,9 @@ import functools
 
 from .. import buffers, reduction_rules, runtime
 from ..errors import ChadTypeError
-from ..expressions import Attr, BinOp, CallX, Obj, call
+from ..expressions import Attr, BinOp, CallX, call
 from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
-from ..primitives import METHODS, PRIMITIVES, REALS, Primitive, function
+from ..primitives import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
 from ..vtypes import (
     BOTTOM,
     INT,
@@ -254,18 +254,17 @@ DICT_SETDEFAULT = Primitive(
 # builds its list with the unlogged LIST_APPEND: nothing reads it before it is made)
 APPEND = dataclasses.replace(LIST_APPEND, logged=True)
 EXTEND = dataclasses.replace(LIST_EXTEND, logged=True)
-_ZERO = Obj(runtime.Zero, "Zero")
 # `x.__updated_by__(t)` (`copies.py`): x after `t op= c` updated x's object: that object, changed, if Python
 # updates it in place (a list, dict or array: `in_place`), else x as it was (a number, a tuple)
 AFTER_UPDATE = Primitive(
     "unchanged",
     lambda x, t: x,
-    lambda d, y, x, t: [d, _ZERO],
+    lambda d, y, x, t: [d, ZERO],
     (2, 2),
     lambda types, consts: types[0],
     containers=True,
     in_place=Primitive(
-        "updated", lambda x, t: t, lambda d, y, x, t: [_ZERO, d], (2, 2), lambda ts, consts: ts[1], containers=True
+        "updated", lambda x, t: t, lambda d, y, x, t: [ZERO, d], (2, 2), lambda ts, consts: ts[1], containers=True
     ),
 )
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
