@@ -58,11 +58,11 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
             value = _bound(value, names, out, "value")
         for target in stmt.targets:
             if isinstance(target, gast.Subscript):
-                out.append(_set(target.value, _key(target.slice), value))
+                out.append(_set(target.value, key_expression(target.slice), value))
             else:
                 out.append(gast.Assign([target], value, None))
     elif isinstance(stmt, gast.AugAssign):
-        key = _key(stmt.target.slice)
+        key = key_expression(stmt.target.slice)
         if not _simple(key):
             key = _bound(key, names, out, "key")
         current = gast.Subscript(gast_name(stmt.target.value.id), key, gast.Load())
@@ -82,13 +82,13 @@ def _set(container: gast.Name, key: gast.expr, value: gast.expr) -> gast.Expr:
     return gast.Expr(gast.Call(method, [key, value], []))
 
 
-def _key(node: gast.expr) -> gast.expr:
+def key_expression(node: gast.expr) -> gast.expr:
     """A subscript's index as an expression: `a:b` is `slice(a, b)`."""
     if isinstance(node, gast.Slice):
         parts = [p if p is not None else gast.Constant(None, None) for p in (node.lower, node.upper, node.step)]
         return gast.Call(gast_name("slice"), parts, [])
     if isinstance(node, gast.Tuple):
-        return gast.Tuple([_key(e) for e in node.elts], gast.Load())
+        return gast.Tuple([key_expression(e) for e in node.elts], gast.Load())
     return node
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .arrays import Scatter, ndarray_of, unbroadcast
+from .arrays import Scatter, dense, float_dtype, index_ct, ndarray_of, unbroadcast
 from .runtime import Zero
 
 ABSENT = object()  # a dict key that was not there
@@ -157,3 +157,69 @@ def store_ct(d: Any, y: Any, key: Any, value: Any) -> tuple[Any, None, Any]:
     if isinstance(y, np.ndarray):
         return array_store_ct(d, y, key, value)
     return runtime.store_ct(d, key)  # a list's or dict's cotangent: a dict {position or key: cotangent}
+
+
+# ====================================================================== views (`views.py`)
+
+
+def view_of(x: Any, how: str, key: Any) -> Any:
+    """The view of `x` that `views.py` follows: `x[key]`, `x.T` or `x.reshape(key)`."""
+    if how == "T":
+        return x.T
+    if how == "reshape":
+        return x.reshape(key)
+    return x[key]
+
+
+def is_view(x: Any, how: str, key: Any) -> bool:
+    """Whether `view_of(x, how, key)` is a view of x's data: NumPy makes a copy for an integer-array
+    index or a reshape of a strided array, and a number for a 1-d array's `x[i]`."""
+    return isinstance(x, np.ndarray) and _shares(x, view_of(x, how, key))
+
+
+def _shares(a: Any, b: Any) -> bool:
+    return isinstance(b, np.ndarray) and np.may_share_memory(a, b)
+
+
+def written_back(base: Any, view: Any, how: str, key: Any, writes: Writes | None = None) -> Any:
+    """`base` after writes through its view: the same array, holding them already unless `a op= b`
+    made the view a new array (then copied in, logged); the derivative sees `base` with the view's
+    part replaced."""
+    if is_view(base, how, key) and not _shares(base, view):
+        if how == "index":
+            store(base, key, view, writes)
+        else:
+            store(base, ..., view.T if how == "T" else view.reshape(base.shape), writes)
+    return base
+
+
+def written_back_ct(d: Any, base: Any, view: Any, how: str, key: Any) -> tuple[Any, Any, None, None]:
+    """Cotangents of (base, view, how, key) in `written_back`: the view's is the cotangent on its
+    part of the base, and the base's is zero there (what it held there was overwritten), O(|view|)."""
+    if d is Zero or d is None or not is_view(base, how, key):
+        return d, Zero, None, None
+    buffer = owned(d, base)
+    part = view_of(buffer.base, how, key)
+    ct = part.copy()
+    part[...] = 0.0
+    return buffer, ct, None, None
+
+
+def viewed_again(view: Any, base: Any, how: str, key: Any) -> Any:
+    """`view` after writes to `base` (or through another of its views): made again from base, or
+    the same value if NumPy made it a copy."""
+    return view_of(base, how, key) if is_view(base, how, key) else view
+
+
+def viewed_again_ct(d: Any, view: Any, base: Any, how: str, key: Any) -> tuple[Any, Any, None, None]:
+    """Cotangents of (view, base, how, key) in `viewed_again`: all the base's if it is a view of it,
+    else all the old view's."""
+    if d is Zero or d is None:
+        return Zero, Zero, None, None
+    if not is_view(base, how, key):
+        return d, Zero, None, None
+    if how == "index":
+        return Zero, index_ct(d, base, key), None, None
+    out = np.zeros(base.shape, float_dtype(base.dtype))
+    view_of(out, how, key)[...] = dense(d, view)
+    return Zero, out, None, None

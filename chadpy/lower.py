@@ -24,7 +24,7 @@ import types
 
 import gast
 
-from . import assignments, closures, control, copies, desugar, ir, objects, resolve, scope, updates
+from . import assignments, closures, control, copies, desugar, ir, objects, resolve, scope, updates, views
 from .errors import ChadError, UnsupportedSyntax
 from .fence import fence
 from .names import NameSupply
@@ -56,6 +56,7 @@ def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
     desugar.with_blocks(parsed)
     assignments.element_assignments(parsed)
     copies.follow_copies(parsed)
+    views.follow_views(parsed)
     lowered = Lowerer(parsed, watch).function()
     verify(lowered)
     return lowered

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from . import ir
 from .errors import UnsupportedSyntax
 from .rules.records import SET_FIELD
-from .rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES
+from .rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES, VIEWED_AGAIN, WRITTEN_BACK
 from .vtypes import Arr, Dct, Lst, Rec, Tup, VType, of_value
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
@@ -128,6 +128,10 @@ class _Owners:
             source = _name(self.after_update(e))
             if source is not None:
                 self.copy(source, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is WRITTEN_BACK:  # the base's object, written through its view
+            self.copy(e.args[0].name, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.array_view(e):  # a copy keeps its value
+            self.copy(e.args[0].name, target, owned, after)
         elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
@@ -149,9 +153,10 @@ class _Owners:
                 self.holders.add(target)  # a container holding them (not their data)
             for a in viewed:
                 self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
-            if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned and not after(viewed[0].name):
-                owned.discard(viewed[0].name)  # a view of an array nothing else refers to: it owns the data
-                owned.add(target)
+            if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN:  # the same view, its version current again
+                self.alias(target, e.args[0].name)
+            if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned:
+                owned.add(target)  # a view of an array the function owns: an update through either checks the other
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
             if (
@@ -168,7 +173,15 @@ class _Owners:
         """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
         if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
             return iter(_atom_names(self.after_update(e)))
-        return _reads(e)
+        if isinstance(e, ir.Prim) and e.op in (WRITTEN_BACK, VIEWED_AGAIN) and self.array_view(e):
+            return iter(_atom_names(e.args[1]) | _atom_names(e.args[3]))  # not the version that missed a write
+        return _reads(e, self.reads)
+
+    def array_view(self, e: ir.Prim) -> bool:
+        """Whether `views.py`'s write-back or re-derivation is of an array's view (a tuple, list or dict
+        holds its elements themselves: what is written through one is the container's business)."""
+        base = e.args[0] if e.op is WRITTEN_BACK else e.args[1]
+        return isinstance(self.types.get(_name(base)), Arr)
 
     def after_update(self, e: ir.Prim) -> ir.Atom:
         """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
@@ -218,6 +231,8 @@ class _Owners:
         if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
             view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
             return [e.base] if view and not self.advanced(e) else []
+        if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and self.array_view(e):
+            return [a for a in e.args[1:2] if isinstance(a, ir.Var)]
         if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
             args = e.args[:1] if e.op.aliases == "view" else e.args
             return [a for a in args if isinstance(a, ir.Var)]
@@ -236,7 +251,7 @@ class _Owners:
 
     def is_view(self, e: ir.Expr) -> bool:
         """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
-        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and e.op.aliases == "view"
+        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and (e.op.aliases == "view" or e.op is VIEWED_AGAIN)
 
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
@@ -299,9 +314,15 @@ class _Owners:
         )
 
     def viewed_later(self, name: str, after: UsedAfter) -> bool:
-        """Whether anything else referring to the object `name` holds is read later."""
+        """Whether anything else referring to the object `name` holds, or to an array it is a view of,
+        is read later."""
         objects = self.earlier_names(name)
-        return any(v in self.defined and after(v) for v in self.referring(name) - objects)
+        bases = {b for n in objects if n not in self.holders for b in self.views.get(n, ())}
+        if any(map(after, bases)):
+            return True
+        referring = self.referring(name).union(*map(self.referring, bases))
+        earlier = objects.union(*map(self.earlier_names, bases))  # a loop's first value: read at its entry
+        return any(v in self.defined and after(v) for v in referring - earlier)
 
     def earlier_names(self, name: str) -> set[str]:
         """`name` and the earlier names of the same object (copies, loop state, branches)."""
@@ -371,7 +392,9 @@ class _Owners:
         """A state variable owns its value if its initial value does and every iteration hands a value it
         owns to the next: assume it for all such, drop those whose new value is not, until stable."""
         bound = _bound(e)
-        outer = {n for n in _reads(e) if n not in bound}  # read again by every iteration
+        # read again by every iteration (not the first values of the state: read once, at the loop's entry)
+        entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.reads))
+        outer = {n for n in self.reads(e) if n not in bound and n not in entry}
         assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
         for p, a, n in zip(e.state, e.init, e.next):
             _consume(a, owned)
@@ -428,15 +451,23 @@ def _bound_in(block: ir.Block) -> Iterator[str]:
             yield from _bound_in(b)
 
 
-def _block_reads(block: ir.Block) -> Iterator[str]:
+def _block_reads(block: ir.Block, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
     for let in block.lets:
-        yield from _reads(let.expr)
+        yield from (reads or _reads)(let.expr)
     yield from _atom_names(block.result)
 
 
-def _reads(e: ir.Expr) -> Iterator[str]:
-    """The variables an expression reads (those of nested blocks too)."""
+def _reads_inside(e: ir.Loop, reads: Callable[[ir.Expr], Iterator[str]]) -> Iterator[str]:
+    """The variables a loop's blocks and its next state read (every iteration)."""
+    for a in ir.loop_results(e) + ([e.seq] if isinstance(e, ir.ForLoop) else []):
+        yield from _atom_names(a)
+    for b in ir.blocks(e):
+        yield from _block_reads(b, reads)
+
+
+def _reads(e: ir.Expr, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
+    """The variables an expression reads (those of nested blocks too, each as `reads` says)."""
     for a in ir.operands(e) + (ir.loop_results(e) if isinstance(e, ir.Loop) else []):
         yield from _atom_names(a)
     for b in ir.blocks(e):
-        yield from _block_reads(b)
+        yield from _block_reads(b, reads)

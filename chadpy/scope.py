@@ -36,6 +36,8 @@ UPDATING = frozenset(
         "__comprehension_item__",
         "__comprehension_append__",
         "__updated_by__",
+        "__written_back__",
+        "__viewed_again__",
     }
 )
 

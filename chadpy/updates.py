@@ -31,6 +31,8 @@ from .rules.sequences import (
     LIST_INSERT,
     POP,
     STORE,
+    VIEWED_AGAIN,
+    WRITTEN_BACK,
 )
 
 if TYPE_CHECKING:
@@ -134,6 +136,18 @@ def _updated_by(u: _Update, t: ir.Atom) -> ir.Atom:
     return NONE
 
 
+def _written_back(u: _Update, view: ir.Atom, how: ir.Atom, key: ir.Atom) -> ir.Atom:
+    """`base.__written_back__(view, how, key)` (`views.py`): base after writes through its view."""
+    u.rebind(WRITTEN_BACK, view, how, key, inplace=False)
+    return NONE
+
+
+def _viewed_again(u: _Update, base: ir.Atom, how: ir.Atom, key: ir.Atom) -> ir.Atom:
+    """`view.__viewed_again__(base, how, key)` (`views.py`): a view after writes to its base."""
+    u.rebind(VIEWED_AGAIN, base, how, key, inplace=False)
+    return NONE
+
+
 # method -> (least and most arguments, its lowering); `scope.UPDATING` names the same methods
 _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "append": (1, 1, _append),
@@ -145,4 +159,6 @@ _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "__comprehension_item__": (2, 2, _comprehension_item),
     "__comprehension_append__": (1, 1, _comprehension_append),
     "__updated_by__": (1, 1, _updated_by),
+    "__written_back__": (3, 3, _written_back),
+    "__viewed_again__": (3, 3, _viewed_again),
 }

@@ -2510,7 +2510,23 @@ class _Gen:
         target, part = self.rng.choice(forms)
         e = self.squash(self.fexpr(env, 1), 2.0) if part == () else self.asquash(self.aexpr(env, part, 1), 2.0)
         op = self.rng.choice(["=", "=", "+=", "-=", "*="])
-        if self.rng.random() < 0.3:  # through a copy of the name: the same object, so `name` sees the write
+        if part == () and self.rng.random() < 0.25:  # through a view of the array: `name` shares the write
+            view = self.fresh("view")
+            if len(shape) == 1:
+                made, target = self.rng.choice([(f"{name}[{a}:]", "[0]"), (f"{name}.reshape(1, {n})", f"[0, {a}]")])
+            else:
+                made, target = self.rng.choice(
+                    [
+                        (f"{name}[{i}]", f"[{j}]"),
+                        (f"{name}[:, {j}]", f"[{i}]"),
+                        (f"{name}.T", f"[{j}, {i}]"),
+                        (f"{name}.reshape({r * c})", f"[{i * c + j}]"),
+                    ]
+                )
+            self.emit(ctx, f"{view} = {made}")
+            target = view + target
+            self.feature("array_store_view")
+        elif self.rng.random() < 0.3:  # through a copy of the name: the same object, so `name` sees the write
             alias = self.fresh("alias")
             self.emit(ctx, f"{alias} = {name}")
             target = alias + target[len(name) :]

@@ -293,6 +293,149 @@ def test_a_write_through_one_name_is_seen_through_the_other(fn):
     assert_grad_matches_fd(fn, (X,))
 
 
+# ---------------------------------------------------------------- views share storage (`views.py`)
+
+
+def written_through_a_row(x):
+    a = np.zeros((3, 4)) + x[4]
+    row = a[1]
+    row[0] = x[0] * x[1]
+    row[2:] = x[2:4] ** 2
+    return np.sum(a * a)
+
+
+def base_written_row_read(x):
+    a = np.ones((3, 4)) * x[0]
+    row = a[1]
+    a[1, 2] = x[1] ** 2
+    a[:, 0] = x[2]
+    return np.sum(row * row) + np.sum(a) * x[3]
+
+
+def column_filled_in_a_loop(x):
+    a = np.zeros((5, 2))
+    col = a[:, 1]
+    for i in range(5):
+        col[i] = x[i] * (i + 1)
+    return np.sum(a**2) + np.sum(col)
+
+
+def written_through_the_transpose(x):
+    a = np.zeros((2, 3)) + x[3]
+    at = a.T
+    at[2, 1] = x[0] * x[1]
+    a[0, 0] = x[2]
+    return np.sum(at * at) + np.sum(a * x[4])
+
+
+def written_through_a_reshape(x):
+    a = np.zeros((2, 3))
+    flat = a.reshape(6)
+    flat[4] = x[0] * x[1]
+    flat += x[2]
+    a[1, 0] = x[3]
+    return np.sum(a**3) + np.sum(flat * x[4])
+
+
+def rows_of_a_state_buffer(x):
+    h = np.zeros((5, 2))
+    h[0] = x[:2]
+    for t in range(1, 5):
+        row = h[t]
+        row[:] = np.tanh(h[t - 1] * x[2] + x[3])
+        row *= x[4]
+    return np.sum(h**2)
+
+
+def view_kept_across_a_loop(x):
+    acc = x * 1.0
+    first = acc[:2]  # sees every later update of acc
+    for _ in range(2):
+        acc += x
+    return np.sum(first**2) + np.sum(acc)
+
+
+def view_of_a_view(x):
+    a = np.zeros((3, 4))
+    row = a[2]
+    tail = row[1:]
+    tail[0] = x[0] * x[1]
+    row[3] = x[2]
+    return np.sum(a**2) + np.sum(tail * x[3])
+
+
+def overlapping_views(x):
+    a = np.zeros((3, 3)) + x[0]
+    row = a[1]
+    col = a[:, 1]
+    row[1] = x[1] ** 2  # col[1] too
+    col *= x[2]
+    return np.sum(row * x[3]) + np.sum(a**2)
+
+
+def written_through_a_view_on_one_path(x):
+    a = np.zeros((2, 3))
+    row = a[0]
+    for i in range(3):
+        if x[i] > 0.0:
+            row[i] = x[i] * x[3]
+        else:
+            a[1, i] = x[4]
+    return np.sum(a**2) + np.sum(row)
+
+
+def written_through_a_view_until_break(x):
+    a = np.zeros((2, 5))
+    row = a[1]
+    for i in range(5):
+        row[i] = x[i] ** 2
+        if i == 3:
+            break
+    return np.sum(a * x[4])
+
+
+def copies_that_look_like_views(x):
+    a = np.zeros((2, 3)) + x[0]
+    first = a[0, 0]  # a number: keeps its value
+    picked = a[[0, 1]]  # an integer-array index copies
+    picked[0, 0] = x[1]
+    a[0, 0] = x[3]
+    return first * x[4] + np.sum(picked**2) + np.sum(a**2)
+
+
+def reshape_of_a_transpose_copies(x):
+    a = np.zeros((2, 3)) + x[0]
+    at = a.T
+    flat = at.reshape(6)  # `at` is strided: a copy, which writes do not reach
+    flat[1] = x[1]
+    at[0, 1] = x[2] ** 2
+    return np.sum(flat**2) + np.sum(at * x[3]) + np.sum(a)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        written_through_a_row,
+        base_written_row_read,
+        column_filled_in_a_loop,
+        written_through_the_transpose,
+        written_through_a_reshape,
+        rows_of_a_state_buffer,
+        view_kept_across_a_loop,
+        view_of_a_view,
+        overlapping_views,
+        written_through_a_view_on_one_path,
+        written_through_a_view_until_break,
+        copies_that_look_like_views,
+        reshape_of_a_transpose_copies,
+    ],
+)
+def test_a_write_through_a_view_or_its_base_is_seen_through_both(fn):
+    x = np.array([0.7, -0.4, 1.3, 0.6, -0.9])
+    assert_close(chad.value_and_grad(fn)(x.copy())[0], fn(x.copy()))
+    assert_grad_matches_fd(fn, (x,))
+
+
 def test_the_caller_s_array_is_not_mutated():
     m, v = M.copy(), rand_array(3, (4,))
     chad.grad(rows_and_columns, argnums=(0, 1))(m, v.copy())
@@ -329,10 +472,16 @@ def alias_updated_again_after_augmented(x):
     return np.sum(b * b)
 
 
-def writes_a_view(x):
+def writes_a_view_of_an_argument(x):
+    row = x[1:]
+    row[0] = 1.0
+    return np.sum(x)
+
+
+def writes_an_untracked_view(x):
     a = np.zeros((2, 3))
-    row = a[0]
-    row[1] = x[0]
+    view = np.transpose(a)
+    view[0, 1] = x[0]
     return np.sum(a)
 
 
@@ -355,7 +504,8 @@ def writes_a_list_slice(x):
         (aliased_on_one_path_only, "in place", "b[0] = x[1]"),
         (alias_read_by_a_closure, "in place", "a[0] = x[1]"),
         (alias_updated_again_after_augmented, "in place", "a[0] = x[0] ** 3"),
-        (writes_a_view, "in place", "row[1] = x[0]"),
+        (writes_a_view_of_an_argument, "in place", "row[0] = 1.0"),
+        (writes_an_untracked_view, "in place", "view[0, 1] = x[0]"),
         (writes_an_element_of_an_element, "element of an element", "a[0][1] = x[0]"),
         (writes_a_list_slice, "slice of a list", "xs[0:2] = [x[0]]"),
     ],

@@ -55,6 +55,7 @@ ORDER = [
     "desugar",
     "assignments",
     "copies",
+    "views",
     "objects",
     "updates",
     "lower",

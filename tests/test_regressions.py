@@ -407,14 +407,6 @@ def row_read_then_update(v):
     return s + np.sum(acc)
 
 
-def view_kept_across_a_loop(v):
-    acc = v * 1.0
-    first = acc[:1]  # a view: sees every later update of acc
-    for _ in range(2):
-        acc += v
-    return np.sum(first) + np.sum(acc)
-
-
 def view_through_a_swap(v, w):
     a = v * 1.0
     b = w * 1.0
@@ -499,7 +491,6 @@ def is_float(v):
     [
         (view_augmented, (np.ones(3),), "h *= 3"),
         (argument_augmented, (np.ones(3), 1.0), "a += z"),
-        (view_kept_across_a_loop, (np.ones(3),), "acc += v"),
         (view_through_a_swap, (np.ones(3), np.ones(3)), "b += 1.0  # b is the old a: the view sees this"),
         (update_while_a_list_holds_it, (np.ones(3),), "a += 1.0"),
         (update_while_a_tuple_holds_it, (np.ones(3),), "a *= 2.0"),

@@ -44,6 +44,8 @@ COVERED_ELSEWHERE = {
     "get": "`d.get(k, default)` is a method of dicts: tests/test_containers.py",
     "item": "`x.item()` is a method of arrays: tests/test_numpy.py",
     "setitem": "`x[k] = v` is a statement: tests/test_element_assignment.py",
+    "written_back": "views.py inserts it after a write through a view: tests/test_element_assignment.py",
+    "viewed_again": "views.py inserts it after a write to a view's base: tests/test_element_assignment.py",
     "unchanged": "`t += c` where a copy holds t's object: tests/test_element_assignment.py",
     "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/test_containers.py",
     # the updates and constructors `updates.py` and `desugar.py` lower into: tests/test_containers.py

@@ -111,6 +111,15 @@ def _setitem_type(types: list[VType], consts: list[object]) -> VType:
     raise ChadTypeError(f"assigning to an element of {describe(x)} is not supported")
 
 
+def _view_type(types: list[VType], consts: list[object]) -> VType:
+    """`written_back(base, view, ...)` and `viewed_again(view, base, ...)`: the first one's type, an
+    array made active by the other's derivatives."""
+    first, other = types[:2]
+    if isinstance(first, Arr):
+        return arr(first.rank, first.dtype, first.active or is_active(other))
+    return first
+
+
 def _pop_type(types: list[VType], consts: list[object]) -> VType:
     xs, key = types[0], consts[1]
     if isinstance(xs, Lst):
@@ -266,6 +275,28 @@ AFTER_UPDATE = Primitive(
     in_place=Primitive(
         "updated", lambda x, t: t, lambda d, y, x, t: [ZERO, d], (2, 2), lambda ts, consts: ts[1], containers=True
     ),
+)
+# `views.py`: `base.__written_back__(view, how, key)` after writes through a view of base (`row = A[i]; row[0] = v`),
+# and `view.__viewed_again__(base, how, key)` after writes to base or another view of it: the derivatives of
+# `base[key] = view` and `view = base[key]` (`how`: "index", "T" or "reshape"), or none where NumPy made a copy
+# (`buffers.is_view`); in the forward pass NumPy shared the writes already
+WRITTEN_BACK = Primitive(
+    "written_back",
+    lambda base, view, how, key, *log: call(buffers.written_back, base, view, how, key, *log),
+    lambda d, y, base, view, how, key: call(buffers.written_back_ct, d, base, view, how, key),
+    (4, 4),
+    _view_type,
+    containers=True,
+    logged=True,  # where `a op= b` made the view a new array, it is copied into the base
+)
+VIEWED_AGAIN = Primitive(
+    "viewed_again",
+    lambda view, base, how, key: call(buffers.viewed_again, view, base, how, key),
+    lambda d, y, view, base, how, key: call(buffers.viewed_again_ct, d, view, base, how, key),
+    (4, 4),
+    _view_type,
+    containers=True,
+    aliases="view",  # of its base (`ownership` knows)
 )
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
