@@ -59,7 +59,7 @@ def loop(
     assigned = scope.assigned(stmt.body)
     if isinstance(stmt, gast.For):
         assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
-    reads = scope.read(stmt.body) | (scope.read([gast.Expr(stmt.test)]) if isinstance(stmt, gast.While) else set())
+    reads = scope.read(stmt.body) | (scope.read([stmt.test]) if isinstance(stmt, gast.While) else set())
     reads = closures.expand(lw, reads)  # a call of a function named here reads what it reads
     state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
     returns = scope.returns(stmt.body)

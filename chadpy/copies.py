@@ -25,7 +25,7 @@ from collections.abc import Iterator
 import gast
 
 from .desugar import gast_name
-from .scope import COMPREHENSIONS, assigned, attribute_stored, local_names, scope_walk, updated
+from .scope import COMPREHENSIONS, assigned, attribute_stored, functions, local_names, scope_walk, updated
 from .source import ParsedFunction
 
 
@@ -55,7 +55,7 @@ class Copies:
 
 def follow_copies(parsed: ParsedFunction) -> None:
     """Make reads of copies reads of the original, in every function of the tree, in place."""
-    for node in [n for n in gast.walk(parsed.tree) if isinstance(n, gast.FunctionDef)]:
+    for node in functions(parsed.tree):
         node.body = _block(node.body, Copies(local_names(node)))
 
 

@@ -105,9 +105,14 @@ def name_read(node: gast.AST) -> str | None:
     return None
 
 
-def read(stmts: list[gast.stmt]) -> set[str]:
-    """Names read anywhere in the statements (by nested functions and comprehensions too)."""
-    return {name for s in stmts for node in gast.walk(s) if (name := name_read(node)) is not None}
+def read(nodes: list[gast.AST]) -> set[str]:
+    """Names read anywhere in the statements or expressions (by nested functions and comprehensions too)."""
+    return {name for s in nodes for node in gast.walk(s) if (name := name_read(node)) is not None}
+
+
+def functions(tree: gast.AST) -> list[gast.FunctionDef]:
+    """Every function definition in a tree (nested ones too), the outer first."""
+    return [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]
 
 
 def returns(stmts: list[gast.stmt]) -> bool:

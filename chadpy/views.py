@@ -36,7 +36,7 @@ import gast
 
 from .assignments import key_expression
 from .desugar import gast_name
-from .scope import local_names, scope_walk, updated
+from .scope import functions, local_names, read, scope_walk, updated
 from .source import ParsedFunction
 
 _KEY_PARTS = (gast.Name, gast.Constant, gast.Slice, gast.Tuple, gast.BinOp, gast.UnaryOp)
@@ -133,7 +133,7 @@ class Views:
 
 def follow_views(parsed: ParsedFunction) -> None:
     """Insert the write-backs and re-derivations views need, in every function of the tree, in place."""
-    for node in [n for n in gast.walk(parsed.tree) if isinstance(n, gast.FunctionDef)]:
+    for node in functions(parsed.tree):
         node.body = _block(node.body, Views(local_names(node)))
 
 
@@ -142,7 +142,7 @@ def _block(stmts: list[gast.stmt], views: Views) -> list[gast.stmt]:
     out: list[gast.stmt] = []
     for stmt in stmts:
         if isinstance(stmt, gast.If):
-            _current(views, _reads([stmt.test]), out, stmt)
+            _current(views, read([stmt.test]), out, stmt)
             branches = []
             for body in (stmt.body, stmt.orelse):
                 state = views.copy()
@@ -165,7 +165,7 @@ def _simple(stmt: gast.stmt, views: Views) -> list[gast.stmt]:
     rebound, written = _effects([stmt])
     for v in _ending(views, rebound, written):
         views.release(v, out, stmt)
-    _current(views, _reads([stmt]), out, stmt)
+    _current(views, read([stmt]), out, stmt)
     out.append(stmt)
     for n in sorted(written):
         views.written(n)
@@ -180,9 +180,9 @@ def _loop(stmt: gast.For | gast.While, views: Views) -> list[gast.stmt]:
     that every iteration starts from one state: found by running the body on copies until the
     state at its end adds nothing to the one at its start."""
     out: list[gast.stmt] = []
-    tested = _reads([stmt.test]) if isinstance(stmt, gast.While) else set()
+    tested = read([stmt.test]) if isinstance(stmt, gast.While) else set()
     if isinstance(stmt, gast.For):
-        _current(views, _reads([stmt.iter]), out, stmt)
+        _current(views, read([stmt.iter]), out, stmt)
     rebound, written = _effects([stmt.target, *stmt.body] if isinstance(stmt, gast.For) else stmt.body)
     for v in _ending(views, rebound, written):
         views.release(v, out, stmt)
@@ -215,7 +215,7 @@ def _loop(stmt: gast.For | gast.While, views: Views) -> list[gast.stmt]:
         body = _block(body, state)
         if not _exits(body):
             for v in state.deepest_first(set(state.of) - outer):
-                state.release(v, body, body[-1] if body else stmt)
+                state.release(v, body, _end(body, stmt))
             edge(state, body)
         return body
 
@@ -246,7 +246,7 @@ def _join(views: Views, branches: list[tuple[list[gast.stmt], Views]], where: ga
     kept = {v: view for v, view in live[0][1].of.items() if all(s.of.get(v) is view for _, s in live)}
     for body, state in live:
         for v in state.deepest_first(set(state.of) - set(kept)):
-            state.release(v, body, body[-1] if body else where)
+            state.release(v, body, _end(body, where))
     while True:
         stale = set().union(*(s.stale for _, s in live))
         clashes = [(body, state, v) for body, state in live for v in state.dirty & stale]
@@ -254,10 +254,10 @@ def _join(views: Views, branches: list[tuple[list[gast.stmt], Views]], where: ga
             break
         for body, state, v in clashes:
             if v in state.dirty:
-                state.give_back(v, body, body[-1] if body else where)
+                state.give_back(v, body, _end(body, where))
     assigned = set().union(*(set().union(*_effects(body)) for body, _ in live))  # joined: a new version
     for body, state in live:
-        state.settle(body, body[-1] if body else where, assigned)
+        state.settle(body, _end(body, where), assigned)
     views.of = kept
     views.dirty = set().union(*(s.dirty for _, s in live))
     views.stale = set().union(*(s.stale for _, s in live))
@@ -292,19 +292,6 @@ def _effects(nodes: list[gast.AST]) -> tuple[set[str], set[str]]:
     return rebound, written
 
 
-def _reads(nodes: list[gast.AST]) -> set[str]:
-    """The names the nodes read (in nested functions and comprehensions too, which may only cost an
-    unneeded re-derivation)."""
-    out = set()
-    for node in nodes:
-        for n in gast.walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                out.add(n.id)
-            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-                out.add(n.target.id)
-    return out
-
-
 def _view_made(stmt: gast.stmt, local: set[str]) -> View | None:
     """The view `v = b[key]`, `v = b.T` or `v = b.reshape(...)` makes of a local name b, if any."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
@@ -321,7 +308,7 @@ def _view_made(stmt: gast.stmt, local: set[str]) -> View | None:
         key = e.args[0] if len(e.args) == 1 else gast.Tuple(list(e.args), gast.Load())
     else:
         return None
-    names = frozenset(_reads([key]))
+    names = frozenset(read([key]))
     v = stmt.targets[0].id
     if not isinstance(base, gast.Name) or base.id not in local or base.id == v or v in names:
         return None
@@ -332,6 +319,11 @@ def _is_key(node: gast.expr) -> bool:
     """An index made of names and constants: evaluated again later, while none of its names is
     assigned, it is the same."""
     return all(isinstance(n, (*_KEY_PARTS, gast.operator, gast.unaryop, gast.expr_context)) for n in gast.walk(node))
+
+
+def _end(body: list[gast.stmt], where: gast.AST) -> gast.AST:
+    """Where statements added at the end of a block are located: its last statement, else `where`."""
+    return body[-1] if body else where
 
 
 def _exits(body: list[gast.stmt]) -> bool:
