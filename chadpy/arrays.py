@@ -61,6 +61,16 @@ def _int_tuple(index: Any) -> IntTuple | None:
     return None
 
 
+def _basic(index: Any) -> bool:
+    """Whether `index` is basic indexing (ints, slices, `...`, None): it names each position at most once,
+    so `out[index] += value` adds exactly (np.add.at, for repeated positions, is many times slower)."""
+    parts = index if type(index) is tuple else (index,)
+    return all(type(p) in _BASIC or _is_int(p) for p in parts)
+
+
+_BASIC = (slice, type(Ellipsis), type(None))
+
+
 def ndarray_of(d: Any) -> np.ndarray:
     """A non-Zero cotangent as an ndarray (no copy unless it is a Scatter)."""
     return d.densify() if isinstance(d, Scatter) else np.asarray(d)
@@ -122,7 +132,7 @@ class Scatter:
                 value = value.densify()
             if value is Zero or value is None:
                 continue
-            if type(index) is int:  # one row or element: no repeated positions
+            if _basic(index):
                 self.base[index] += value
             else:
                 np.add.at(self.base, index, value)
@@ -149,6 +159,30 @@ class Scatter:
             out = np.zeros(self.shape, self.dtype)
         else:
             out = np.array(np.broadcast_to(self.base, self.shape), dtype=self.dtype)  # one copy, no zero fill
+        if not self._add_elements(out):
+            self._add_items(out)
+        return out
+
+    def _add_elements(self, out: np.ndarray) -> bool:
+        """Add the items into `out` at NumPy speed if they are all `x[i]` of a 1-D real x with a scalar
+        value (a loop's one-hots); False, having added nothing, otherwise."""
+        if len(self.shape) != 1 or self.dtype.kind != "f" or not self.items:
+            return False
+        indices, values = zip(*self.items)
+        try:
+            where = np.array(indices)
+            weights = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError):  # index arrays, or Zero, a Scatter or an array among the values
+            return False
+        if where.dtype.kind not in "iu" or where.ndim != 1:  # not all ints (bools are masks)
+            return False
+        if weights.shape != where.shape:
+            return False
+        n = self.shape[0]
+        out += np.bincount(np.where(where < 0, where + n, where), weights, minlength=n)
+        return True
+
+    def _add_items(self, out: np.ndarray) -> None:
         # index length -> (indices, values); length-1 indices are stored as plain ints
         groups: dict[int, tuple[list[Any], list[Any]]] = {1: ([], [])}
         rows_i, rows_v = groups[1]
@@ -166,7 +200,10 @@ class Scatter:
                 if ints is None:  # only at top level: nested items are queued only if they compose
                     if isinstance(value, Scatter):
                         value = value.densify()
-                    np.add.at(out, index, value)
+                    if _basic(index):
+                        out[index] += value
+                    else:
+                        np.add.at(out, index, value)
                     continue
                 full = prefix + ints
                 if isinstance(value, Scatter):
@@ -206,7 +243,6 @@ class Scatter:
                 for k, v in enumerate(values):
                     vals[k] = v  # broadcasts scalar or view values
             np.add.at(out, index, vals)
-        return out
 
 
 # ====================================================================== conversions

@@ -182,6 +182,26 @@ def test_densify_mixes_groups_of_every_index_kind(rng):
     np.testing.assert_allclose(s.densify(), expected)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_densify_of_many_one_hots_matches_add_at(rng, dtype):
+    # a loop's one-hots are summed at NumPy speed (np.bincount); slices and steps stay exact
+    x = np.zeros(50, dtype)
+    indices = rng.integers(-50, 50, 400)
+    values = rng.standard_normal(400)
+    s = Zero
+    for i, v in zip(indices, values):
+        s = add(s, index_ct(float(v), x, int(i)))
+    expected = np.zeros(50)
+    np.add.at(expected, indices, values)
+    got = s.densify()
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    for index in (slice(3, 40, 7), slice(None, None, -2)):
+        s = add(s, index_ct(np.ones(x[index].shape), x, index))
+        expected[index] += 1.0
+    np.testing.assert_allclose(s.densify(), expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
 def test_densify_returns_a_fresh_array_each_time(rng):
     x = rng.standard_normal(3)
     s = index_ct(2.0, x, 1)
