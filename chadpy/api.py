@@ -141,14 +141,20 @@ def _derivative_function(f: Callable) -> Callable:
     return f
 
 
+_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})
+
+
 def _shape(v: Any) -> Any:
     """What the type signature of a value depends on: its type, a tuple's shape, the kinds of a
     list's or dict's elements, an array's dtype kind (not its shape: derivatives are shape-generic)."""
     kind = type(v)
+    if kind is float:
+        return kind
     if kind is tuple:
         return tuple(map(_shape, v))
     if kind is list:
-        return kind, frozenset(map(_shape, v))
+        kinds = frozenset(map(type, v))  # at C speed; elements that are not plain numbers are looked into
+        return kind, kinds if kinds <= _NUMBERS else frozenset(map(_shape, v))
     if kind is dict:  # its keys are part of its type (each key's value has its own)
         return kind, tuple((k, _shape(x)) for k, x in v.items())
     if kind is np.ndarray:
@@ -169,7 +175,8 @@ def _derivative(fn: Callable, values: tuple, places: tuple[Place, ...], simplify
     if d is None or not d.watch.still_valid():
         sig = _signature(values, places)
         d = cache[key] = build(fn, sig, stage_named(stage), simplify)
-    cache["last_sig"] = d.sig
+    if cache.get("last_sig") is not d.sig:
+        cache["last_sig"] = d.sig
     return d
 
 
@@ -199,20 +206,19 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
-def _vjp(target: Target, args: tuple, kwargs: dict, argnums: tuple[int, ...], simplify: bool, stage: str):
-    """Run the forward pass of `target`; return (result, pullback over argnums, the function's location)."""
+def _vjp(target: Target, args: tuple, kwargs: dict, places: tuple[Place, ...], simplify: bool, stage: str):
+    """Run the forward pass of `target`; return (result, pullback at `places`, the function's location).
+    The pullback is plain (the callers are entry points already, or wrap it as one)."""
     fn = target.fn
     values = target.values(args, kwargs)
-    places = target.places(argnums)  # after a bound method's instance; in `*args`
     d = _derivative(fn, values, places, simplify, stage)
     sig = d.sig
     result, backpropagator = d.forward(*values)
     result_type = d.result_type
 
-    @_api
     def pullback(ct: Any) -> tuple:
         cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple(_user_ct(cts, sig, values, place) for place in places)
+        return tuple([_user_ct(cts, sig, values, place) for place in places])
 
     return result, pullback, d.entry.fn.loc
 
@@ -221,7 +227,8 @@ def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
     """The seed cotangent 1.0, after checking the output is a float (a Python float, a NumPy
     floating scalar or a 0-d float array)."""
     if (
-        isinstance(value, (float, np.floating))
+        type(value) is float
+        or isinstance(value, (float, np.floating))
         or isinstance(value, np.ndarray)
         and value.shape == ()
         and (value.dtype.kind == "f")
@@ -234,6 +241,27 @@ def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
     )
 
 
+def _value_and_grad(f: Callable, target: Target, argnums: Any, has_aux: bool, simplify: bool, stage: str) -> Callable:
+    """The plain function behind `value_and_grad` and `grad` (each wraps it once as an entry point)."""
+    places_of: dict[int, tuple[Place, ...]] = {}  # where argnums land, for each number of positional arguments
+
+    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
+        places = places_of.get(len(args))
+        if places is None:  # after a bound method's instance; in `*args`
+            places = places_of[len(args)] = target.places(_argnums(argnums, len(args)))
+        result, pullback, loc = _vjp(target, args, kwargs, places, simplify, stage)
+        if has_aux:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
+            seed: Any = (_scalar_ct(f, result[0], loc), None)
+        else:
+            seed = _scalar_ct(f, result, loc)
+        grads = pullback(seed)
+        return result, (grads[0] if isinstance(argnums, int) else grads)
+
+    return value_and_grad_f
+
+
 @_api
 def value_and_grad(
     f: Callable,
@@ -244,22 +272,8 @@ def value_and_grad(
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
     target = _target(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
-
-    @_api
-    @functools.wraps(_unwrap(f), updated=())
-    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
-        nums = _argnums(argnums, len(args))
-        result, pullback, loc = _vjp(target, args, kwargs, nums, simplify, stage)
-        if has_aux:
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
-            seed: Any = (_scalar_ct(f, result[0], loc), None)
-        else:
-            seed = _scalar_ct(f, result, loc)
-        grads = pullback(seed)
-        return result, (grads[0] if isinstance(argnums, int) else grads)
-
-    return _derivative_function(value_and_grad_f)
+    value_and_grad_f = _value_and_grad(f, target, argnums, has_aux, simplify, stage)
+    return _derivative_function(_api(functools.wraps(_unwrap(f), updated=())(value_and_grad_f)))
 
 
 @_api
@@ -271,7 +285,7 @@ def grad(
     stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
-    vg = value_and_grad(f, argnums, has_aux, simplify, stage)
+    vg = _value_and_grad(f, _target(f), argnums, has_aux, simplify, stage)
 
     @_api
     @functools.wraps(_unwrap(f), updated=())
@@ -285,7 +299,9 @@ def grad(
 @_api
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
-    result, pullback, _ = _vjp(_target(f), primals, {}, tuple(range(len(primals))), simplify, stage)
+    target = _target(f)
+    result, pull, _ = _vjp(target, primals, {}, target.places(range(len(primals))), simplify, stage)
+    pullback = _api(pull)
     if not has_aux:
         return result, pullback
     out, aux = result

@@ -7,6 +7,8 @@ the primal value it belongs to (a float, an array, a tuple, list or dict of them
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from .arrays import float_dtype, scalar_like, to_user_array
@@ -18,6 +20,8 @@ from .vtypes import Arr, Dct, Float, Lst, Rec, Tup, VType, is_active
 
 def to_user(ct: object, t: VType, value: object) -> object:
     """A cotangent in the structure of the primal value it belongs to (None if discrete)."""
+    if type(t) is Float and t.active:  # the common case first: a float's cotangent
+        return ct if type(ct) is float and type(value) is float else scalar_like(ct, value)
     if not is_active(t):
         return None
     if isinstance(t, Float):
@@ -32,6 +36,12 @@ def to_user(ct: object, t: VType, value: object) -> object:
     if isinstance(t, Rec):  # an object of the same class; an attribute without a derivative keeps its value
         parts = {k: _part(ct, k, f, getattr(value, k)) if is_active(f) else getattr(value, k) for k, f in t.fields}
         return new_record(t.cls, parts)
+    if isinstance(t, Lst) and isinstance(t.item, Float):
+        parts = {} if ct is Zero else ct
+        out = list(map(parts.get, range(len(value)), itertools.repeat(0.0)))
+        if set(map(type, out)) | set(map(type, value)) <= {float}:  # the common list of floats, at C speed
+            return out
+        return [scalar_like(c, v) for c, v in zip(out, value)]
     if isinstance(t, Lst):
         return [_part(ct, k, t.item, v) for k, v in enumerate(value)]
     if isinstance(t, Dct):

@@ -9,6 +9,9 @@
 3. `same_shapes`: `unbroadcast(e, x)` and `dense(e, x)` are `e` when `e` is already an array
    shaped like the array `x` (`unbroadcast(d * y, y)` in the derivative of `y * y`): the types say
    the shapes cannot differ.
+4. `merge_one_hots`: two float contributions to one element, `dx = add_index(dx, u, x, i)` and
+   later `dx = add_index(dx, v, x, i)` (the derivative of `x[i] * x[i]`), are added first:
+   `dx = add_index(dx, u + v, x, i)`, one one-hot instead of two.
 
 Each keeps every value the same: only code that computes nothing new is left out.
 """
@@ -21,14 +24,14 @@ import numpy as np
 
 from . import arrays, runtime
 from .expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
-from .target import Accum, Assign, Def, If, Stmt, iter_exprs, map_exprs, walk
-from .vtypes import Arr, Float, VType
+from .target import Accum, Assign, Def, If, Stmt, expr_names, iter_exprs, map_exprs, walk
+from .vtypes import INT, Arr, Float, VType
 
 
 def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
     stmts = accumulate(empty_branches([fn]))
     if types:
-        stmts = same_shapes(stmts, types)
+        stmts = merge_one_hots(same_shapes(stmts, types), types)
     return stmts[0]
 
 
@@ -156,3 +159,49 @@ def same_shapes(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
 
 def _map_exprs_in(stmts: list[Stmt], fn) -> list[Stmt]:
     return [s.map(_same, fn, lambda body: _map_exprs_in(body, fn)) for s in stmts]
+
+
+# ------------------------------------------------------------------ 4. one-hots to one element
+
+
+def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
+    bound = Counter(n for s in walk(stmts) for n in s.binds())
+
+    def key(s: Stmt) -> tuple | None:
+        """(dx, x, i) of `dx = add_index(dx, v, x, i)`: v the float cotangent of x[i], x a vector, i an int,
+        v a name bound once (so it means the same further on)."""
+        if not (isinstance(s, Assign) and len(s.targets) == 1 and _calls(s.value, arrays.add_index)):
+            return None
+        ct, value, *where = s.value.args
+        if not (isinstance(ct, Name) and ct.id == s.targets[0] and all(isinstance(e, Name) for e in (value, *where))):
+            return None
+        x, i = where
+        vector = (
+            isinstance(types.get(x.id), Arr) and types[x.id].rank == 1 and types[x.id].dtype == "f"
+        )
+        if not (vector and types.get(i.id) == INT and bound[value.id] == 1):
+            return None
+        return (ct.id, x.id, i.id)
+
+    def merge(body: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt | None] = []
+        earlier: dict[tuple, int] = {}  # a one-hot's key -> its place in out, while nothing else reads dx
+        for s in body:
+            k = key(s)
+            if k is not None and k in earlier:
+                first = earlier.pop(k)
+                u, v = out[first].value.args[1], s.value.args[1]
+                out[first] = None
+                s = Assign(
+                    s.targets, CallX(s.value.func, [s.value.args[0], BinOp("+", u, v), *s.value.args[2:]]), loc=s.loc
+                )
+            elif k is None:
+                rebound = {n for t in walk([s]) for n in t.binds()}
+                read = expr_names(s) | rebound
+                earlier = {was: at for was, at in earlier.items() if was[0] not in read and rebound.isdisjoint(was)}
+            if k is not None:
+                earlier[k] = len(out)
+            out.append(s)
+        return [s for s in out if s is not None]
+
+    return _in_lists(stmts, merge)

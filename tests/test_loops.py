@@ -503,3 +503,21 @@ def test_halving_gradient_is_a_power_of_two():
     x = 13.7
     g = chad.grad(lp_while_halving)(x)
     assert abs(g - (4.0 / 16.0 + 2.0 * x / 256.0)) < 1e-12
+
+
+def squares_of_elements(a, w):
+    s = 0.0
+    for i in range(len(a)):
+        s = s + a[i] * a[i] * w + a[i] * a[len(a) - 1 - i]
+    return s
+
+
+def test_two_reads_of_one_element_add_one_one_hot():
+    # `a[i] * a[i]` contributes u + v to a[i] once (tidy.merge_one_hots); a[len(a)-1-i] stays its own
+    a = np.linspace(-1.0, 2.0, 7)
+    source = chad.source(squares_of_elements, a, 0.5)
+    assert source.count("add_index(") == 2
+    ga, gw = chad.grad(squares_of_elements, argnums=(0, 1))(a, 0.5)
+    np.testing.assert_allclose(ga, 2.0 * a * 0.5 + 2.0 * a[::-1], rtol=1e-12)
+    np.testing.assert_allclose(gw, np.sum(a * a), rtol=1e-12)
+    assert_grad_matches_fd(squares_of_elements, (a, 0.5), argnums=(0, 1))
