@@ -176,9 +176,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
         if not (isinstance(ct, Name) and ct.id == s.targets[0] and all(isinstance(e, Name) for e in (value, *where))):
             return None
         x, i = where
-        vector = (
-            isinstance(types.get(x.id), Arr) and types[x.id].rank == 1 and types[x.id].dtype == "f"
-        )
+        vector = isinstance(types.get(x.id), Arr) and types[x.id].rank == 1 and types[x.id].dtype == "f"
         if not (vector and types.get(i.id) == INT and bound[value.id] == 1):
             return None
         return (ct.id, x.id, i.id)
