@@ -6,6 +6,10 @@
     python -m chadpy cost FILE.py:FUNC ARGS... [--stage S|all] [--no-simplify]
         Print the cost of FUNC(*ARGS) and of its derivative (`chadpy.cost_report`), at one stage or at all four.
 
+    python -m chadpy bench [--only NAME,...] [--full]
+        Run the benchmarks against hand-written gradients and the installed peers (benchmarks/run.py of a
+        source checkout): the quick subset (~30 s) unless --full.
+
 ARGS are Python expressions: literals such as `1.5`, `(1.0, 2.0)`, `[1.0, 2.0]`, `{"a": 1.0}`, or expressions
 over `np`/`numpy` and `math` such as `np.ones(3)`. Errors in the command line or in differentiating exit with status 2.
 """
@@ -122,10 +126,22 @@ def cost(args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
+def bench(args: argparse.Namespace) -> str:
+    script = Path(chadpy.__file__).resolve().parent.parent / "benchmarks" / "run.py"
+    if not script.is_file():
+        raise CliError("the benchmarks are in a source checkout of chadpy (benchmarks/run.py); this install has none")
+    spec = importlib.util.spec_from_file_location("chadpy_benchmarks_run", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    argv = ([] if args.full else ["--quick"]) + (["--only", args.only] if args.only else [])
+    module.main(argv)
+    return ""
+
+
 def make_parser() -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="python -m chadpy", description=__doc__, formatter_class=formatter)
-    commands = parser.add_subparsers(dest="command", metavar="{show,cost}")
+    commands = parser.add_subparsers(dest="command", metavar="{show,cost,bench}")
     target = dict(metavar="FILE.py:FUNC", help="the function FUNC defined in the Python file FILE.py")
     example = "Python expressions (literals, or using np/numpy and math, e.g. 1.5 '[1.0, 2.0]' 'np.ones(3)')"
     no_simplify = dict(action="store_true", help="do not simplify (only the efficient stage is ever simplified)")
@@ -148,6 +164,11 @@ def make_parser() -> argparse.ArgumentParser:
     cost_parser.add_argument("args", nargs="+", type=parse_arg, metavar="ARGS", help=f"the arguments: {example}")
     cost_parser.add_argument("--stage", choices=STAGES + ["all"], default="efficient", help="default: %(default)s")
     cost_parser.add_argument("--no-simplify", **no_simplify)
+
+    bench_parser = commands.add_parser("bench", help="time gradients against hand-written ones and the peers")
+    bench_parser.set_defaults(run=bench, parser=bench_parser)
+    bench_parser.add_argument("--only", help="comma-separated workload names (a prefix is enough)")
+    bench_parser.add_argument("--full", action="store_true", help="the large sizes, all peers (minutes)")
     return parser
 
 
@@ -166,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"chadpy: error: {e}", file=sys.stderr)
         return 2
     except chadpy.ChadError as e:  # its place if it is in the user's file (the command line itself has none)
-        user_file = Path(args.function.rpartition(":")[0]).resolve()
+        user_file = Path(getattr(args, "function", "").rpartition(":")[0]).resolve()
         in_file = e.loc is not None and Path(e.loc.filename).resolve() == user_file
         print(f"chadpy: error: {e if in_file else e.message}", file=sys.stderr)
         return 2

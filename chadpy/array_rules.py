@@ -32,7 +32,7 @@ def _expand(d: Any, ndim: int, axis: Axis, keepdims: bool) -> np.ndarray:
     """A reduction's result (or its cotangent) with the reduced axes put back as length-1 axes,
     so that it broadcasts against the operand."""
     d = np.asarray(d)
-    if keepdims:
+    if keepdims or axis is None:  # all axes reduced: a 0-d result broadcasts as it is
         return d
     axes = _axes(axis, ndim)
     return np.expand_dims(d, axes) if axes else d
@@ -82,6 +82,8 @@ def _matmul_parts(d: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.nd
 @linear
 def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `a @ b` (1-D, 2-D, and batched with broadcast batch axes summed back)."""
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
+        return np.outer(d, b) if b.ndim == 1 else d @ b.T  # a matrix times a vector or a matrix: the usual case
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
 
@@ -89,6 +91,8 @@ def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
 @linear
 def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `a @ b`."""
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
+        return d @ a if b.ndim == 1 else a.T @ d  # a matrix times a vector or a matrix: the usual case
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
 
