@@ -132,7 +132,7 @@ class Scatter:
                 value = value.densify()
             if value is Zero or value is None:
                 continue
-            if _basic(index):
+            if type(index) is int or type(index) is slice:  # no repeated positions: np.add.at is much slower
                 self.base[index] += value
             else:
                 np.add.at(self.base, index, value)
@@ -155,32 +155,31 @@ class Scatter:
 
     def densify(self) -> np.ndarray:
         """A fresh dense array: base plus every item, duplicates accumulating."""
+        elements = self._elements()
         if self.base is None:
             out = np.zeros(self.shape, self.dtype)
         else:
             out = np.array(np.broadcast_to(self.base, self.shape), dtype=self.dtype)  # one copy, no zero fill
-        if not self._add_elements(out):
+        if elements is not None:
+            np.add.at(out, *elements)
+        else:
             self._add_items(out)
         return out
 
-    def _add_elements(self, out: np.ndarray) -> bool:
-        """Add the items into `out` at NumPy speed if they are all `x[i]` of a 1-D real x with a scalar
-        value (a loop's one-hots); False, having added nothing, otherwise."""
+    def _elements(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The items as (indices, numbers) for one np.add.at, if they are all `x[i]` of a 1-D real x with a
+        scalar value (a loop's one-hots: no Python loop over them); None otherwise."""
         if len(self.shape) != 1 or self.dtype.kind != "f" or not self.items:
-            return False
+            return None
         indices, values = zip(*self.items)
         try:
             where = np.array(indices)
             weights = np.array(values, dtype=np.float64)
         except (TypeError, ValueError):  # index arrays, or Zero, a Scatter or an array among the values
-            return False
-        if where.dtype.kind not in "iu" or where.ndim != 1:  # not all ints (bools are masks)
-            return False
-        if weights.shape != where.shape:
-            return False
-        n = self.shape[0]
-        out += np.bincount(np.where(where < 0, where + n, where), weights, minlength=n)
-        return True
+            return None
+        if where.dtype.kind not in "iu" or where.ndim != 1 or weights.shape != where.shape:
+            return None  # not all ints (bools are masks), or not one number each
+        return where, weights
 
     def _add_items(self, out: np.ndarray) -> None:
         # index length -> (indices, values); length-1 indices are stored as plain ints

@@ -184,7 +184,9 @@ def _code_of(line: str) -> str:
 
 
 def _unparse(node: gast.AST) -> str:
-    return gast.unparse(gast.fix_missing_locations(node)).strip()
+    if not hasattr(node, "lineno"):  # the unparser reads a statement's own line (not its parts': quicker)
+        node.lineno = 1
+    return gast.unparse(node).strip()
 
 
 class _Printer:

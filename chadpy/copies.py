@@ -82,10 +82,11 @@ def _block(stmts: list[gast.stmt], copies: Copies) -> list[gast.stmt]:
         elif _augments_a_copy(stmt, copies):
             out += _augmented(stmt, copies)
         else:
-            out += _part(stmt, _bound([stmt]), copies)
-            _substitute(stmt, copies)
+            if copies.of:  # (with no copies here, nothing is substituted, forgotten or written: a fast path)
+                out += _part(stmt, _bound([stmt]), copies)
+                _substitute(stmt, copies)
+                copies.written([stmt])
             out.append(stmt)
-            copies.written([stmt])
             if _is_copy(stmt):
                 copies.of[stmt.targets[0].id] = stmt.value.id
     return out

@@ -193,7 +193,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
                 s = Assign(
                     s.targets, CallX(s.value.func, [s.value.args[0], BinOp("+", u, v), *s.value.args[2:]]), loc=s.loc
                 )
-            elif k is None:
+            elif k is None and earlier:
                 rebound = {n for t in walk([s]) for n in t.binds()}
                 read = expr_names(s) | rebound
                 earlier = {was: at for was, at in earlier.items() if was[0] not in read and rebound.isdisjoint(was)}

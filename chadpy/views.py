@@ -162,13 +162,16 @@ def _block(stmts: list[gast.stmt], views: Views) -> list[gast.stmt]:
 
 def _simple(stmt: gast.stmt, views: Views) -> list[gast.stmt]:
     out: list[gast.stmt] = []
-    rebound, written = _effects([stmt])
-    for v in _ending(views, rebound, written):
-        views.release(v, out, stmt)
-    _current(views, read([stmt]), out, stmt)
-    out.append(stmt)
-    for n in sorted(written):
-        views.written(n)
+    if views.of:  # (with no views here, nothing is given back, made current or written: a fast path)
+        rebound, written = _effects([stmt])
+        for v in _ending(views, rebound, written):
+            views.release(v, out, stmt)
+        _current(views, read([stmt]), out, stmt)
+        out.append(stmt)
+        for n in sorted(written):
+            views.written(n)
+    else:
+        out.append(stmt)
     made = _view_made(stmt, views.local)
     if made is not None:
         views.of[stmt.targets[0].id] = made
