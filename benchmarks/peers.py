@@ -95,9 +95,10 @@ def make_tangent(workload: dict, args: tuple) -> Callable:
 def make_autograd(workload: dict, args: tuple) -> Callable:
     import autograd
     import autograd.numpy as anp
+    from autograd.scipy.special import gammaln
 
-    fn = rebound(workload["fn"], anp, math)
-    g = autograd.grad(fn, argnum=workload["argnums"])
+    amath = types.SimpleNamespace(**{k: getattr(anp, k) for k in _MATH if k != "lgamma"}, lgamma=gammaln, pi=math.pi)
+    g = autograd.grad(rebound(workload["fn"], anp, amath), argnum=workload["argnums"])
     return lambda: g(*args)
 
 

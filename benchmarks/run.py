@@ -50,6 +50,8 @@ import chadpy as chad  # noqa: E402
 
 ALL_WORKLOADS = workloads.WORKLOADS + gradbench.WORKLOADS
 JIT_COMPILE_LIMIT = 2.0  # seconds at the small size; above it, the large size is not compiled
+SLOW_LIMIT = 2.0  # seconds per call of a peer at the small size; above it, the large size is not run
+COLUMN_BUDGET = 20.0  # seconds of timing per column: a slow one gets fewer rounds (3 at least)
 
 
 def leaves(x) -> list[np.ndarray]:
@@ -84,10 +86,14 @@ def seconds_per_call(fn: Callable, target: float) -> tuple[int, float]:
 
 def interleaved(columns: dict[str, Callable], rounds: int, target: float) -> dict[str, float]:
     """Median seconds per call of each column, over rounds that call every column in turn."""
-    numbers = {name: seconds_per_call(fn, target)[0] for name, fn in columns.items()}
+    calibrated = {name: seconds_per_call(fn, target) for name, fn in columns.items()}
+    numbers = {name: number for name, (number, _) in calibrated.items()}
+    budget = {name: max(3, min(rounds, int(COLUMN_BUDGET / (number * t)))) for name, (number, t) in calibrated.items()}
     times: dict[str, list[float]] = {name: [] for name in columns}
-    for _ in range(rounds):
+    for k in range(rounds):
         for name, fn in columns.items():
+            if k >= budget[name]:
+                continue
             gc.collect()
             start = time.perf_counter()
             for _ in range(numbers[name]):
@@ -107,6 +113,18 @@ def prepare(workload: dict, size: str, names: list[str], log) -> tuple[dict[str,
             small = peers.make_jax_jit(workload, workload["args"]("small"))
             if small.compile_seconds > JIT_COMPILE_LIMIT:
                 notes[name] = f"compile too long ({small.compile_seconds:.0f} s at the small size)"
+                continue
+        if name not in ("hand-written", "chadpy") and size == "large":
+            small_args = workload["args"]("small")
+            try:
+                small = peers.PEERS[name](workload, small_args)
+                start = time.perf_counter()
+                small()
+                seconds = time.perf_counter() - start
+            except Exception:
+                seconds = 0.0  # it fails at the large size too: reported there
+            if seconds > SLOW_LIMIT:
+                notes[name] = f"too slow ({seconds:.0f} s per call at the small size)"
                 continue
         try:
             call = peers.PEERS[name](workload, args)
