@@ -1,8 +1,8 @@
 """chadpy against hand-written gradients and the Python peers, side by side in one process.
 
 For every workload (`workloads.py`, `gradbench.py`) and every library installed
-(`peers.py`: tangent-ad, autograd, JAX eager and jit, torch; `pip install -e ".[bench]"`
-plus `pip install tangent-ad`), this checks the library's gradient against the
+(`peers.py`: tangent-ad, autograd, JAX eager and jit, torch; `pip install -e ".[bench,plot]"`),
+this checks the library's gradient against the
 hand-written one, then times primal and gradients in interleaved rounds (each round
 calls every column once, in turn; the figure is the median over rounds) with
 NumPy's, torch's and XLA's threads pinned to one. The table shows gradient time /
@@ -10,10 +10,14 @@ primal time at the workload's large size; JAX jit adds its one-off compile time 
 brackets. After the table: the fixed cost of a call, the one-off transformation, and
 the bytes each loop iteration keeps for the reverse pass.
 
-Usage: python benchmarks/run.py [--quick] [--only NAME,...] [--out benchmarks/results]
+A peer over 2 s a call at the small size is not run at the large one ("too slow"), nor
+is a loop compiled by JAX-jit at the large size if it took over 2 s at the small one.
+
+Usage: python benchmarks/run.py [--quick] [--only NAME,...] [--out PATH]
 `--quick` (also `python -m chadpy bench`) uses the small sizes, fewer rounds and leaves out JAX and autograd
 (seconds per call, or per compile, on the loops): about a minute.
-Writes OUT.md (the table, with date, machine and command) and OUT.png (needs matplotlib).
+Writes OUT.md (the table, with date, machine and command) and OUT.png (needs matplotlib): by default
+benchmarks/results.* (the README shows those), benchmarks/results-quick.* with --quick.
 """
 
 from __future__ import annotations
@@ -223,7 +227,16 @@ def machine() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, NumPy {np.__version__}"
+    from importlib.metadata import PackageNotFoundError, version
+
+    peers_here = []
+    for package in ("tangent-ad", "autograd", "jax", "torch"):
+        try:
+            peers_here.append(f"{package} {version(package)}")
+        except PackageNotFoundError:
+            pass
+    libraries = ", ".join([f"Python {platform.python_version()}", f"NumPy {np.__version__}", *peers_here])
+    return f"{cpu}, {os.cpu_count()} cores, {libraries}"
 
 
 def plot(rows: list[tuple[str, dict[str, float]]], names: list[str], path: str) -> None:
@@ -250,8 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="the small sizes, fewer rounds (~30 s)")
     parser.add_argument("--only", help="comma-separated workload names (a prefix is enough)")
-    parser.add_argument("--out", default=os.path.join(HERE, "results"), help="where to write OUT.md and OUT.png")
+    parser.add_argument("--out", help="where to write OUT.md and OUT.png (default: benchmarks/results[-quick])")
     args = parser.parse_args(argv)
+    if args.out is None:  # a quick run never overwrites the full run's results (the README shows those)
+        args.out = os.path.join(HERE, "results-quick" if args.quick else "results")
     size, rounds, target = ("small", 3, 0.01) if args.quick else ("large", 7, 0.05)
     chosen = [w for w in ALL_WORKLOADS if not args.only or any(w["name"].startswith(p) for p in args.only.split(","))]
     names = peers.available()
