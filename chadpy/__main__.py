@@ -8,7 +8,7 @@
 
     python -m chadpy bench [--only NAME,...] [--full]
         Run the benchmarks against hand-written gradients and the installed peers (benchmarks/run.py of a
-        source checkout): the quick subset (~30 s) unless --full.
+        source checkout): the quick subset (about a minute) unless --full.
 
 ARGS are Python expressions: literals such as `1.5`, `(1.0, 2.0)`, `[1.0, 2.0]`, `{"a": 1.0}`, or expressions
 over `np`/`numpy` and `math` such as `np.ones(3)`. Errors in the command line or in differentiating exit with status 2.

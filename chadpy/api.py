@@ -175,8 +175,7 @@ def _derivative(fn: Callable, values: tuple, places: tuple[Place, ...], simplify
     if d is None or not d.watch.still_valid():
         sig = _signature(values, places)
         d = cache[key] = build(fn, sig, stage_named(stage), simplify)
-    if cache.get("last_sig") is not d.sig:
-        cache["last_sig"] = d.sig
+    cache["last_sig"] = d.sig
     return d
 
 
@@ -227,8 +226,7 @@ def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
     """The seed cotangent 1.0, after checking the output is a float (a Python float, a NumPy
     floating scalar or a 0-d float array)."""
     if (
-        type(value) is float
-        or isinstance(value, (float, np.floating))
+        isinstance(value, (float, np.floating))
         or isinstance(value, np.ndarray)
         and value.shape == ()
         and (value.dtype.kind == "f")

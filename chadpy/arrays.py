@@ -61,14 +61,15 @@ def _int_tuple(index: Any) -> IntTuple | None:
     return None
 
 
-def _basic(index: Any) -> bool:
-    """Whether `index` is basic indexing (ints, slices, `...`, None): it names each position at most once,
-    so `out[index] += value` adds exactly (np.add.at, for repeated positions, is many times slower)."""
+def _sliced(index: Any) -> bool:
+    """Whether `index` is basic indexing with a slice, `...` or None in it (the ints-only ones are grouped):
+    it names each position at most once, so `out[index] += value` adds exactly (np.add.at, made for
+    repeated positions, is many times slower)."""
     parts = index if type(index) is tuple else (index,)
-    return all(type(p) in _BASIC or _is_int(p) for p in parts)
+    return all(type(p) in _SLICING or _is_int(p) for p in parts) and not all(_is_int(p) for p in parts)
 
 
-_BASIC = (slice, type(Ellipsis), type(None))
+_SLICING = (slice, type(Ellipsis), type(None))
 
 
 def ndarray_of(d: Any) -> np.ndarray:
@@ -132,7 +133,7 @@ class Scatter:
                 value = value.densify()
             if value is Zero or value is None:
                 continue
-            if type(index) is int or type(index) is slice:  # no repeated positions: np.add.at is much slower
+            if type(index) is int or _sliced(index):
                 self.base[index] += value
             else:
                 np.add.at(self.base, index, value)
@@ -199,7 +200,7 @@ class Scatter:
                 if ints is None:  # only at top level: nested items are queued only if they compose
                     if isinstance(value, Scatter):
                         value = value.densify()
-                    if _basic(index):
+                    if _sliced(index):
                         out[index] += value
                     else:
                         np.add.at(out, index, value)

@@ -19,6 +19,7 @@ Each keeps every value the same: only code that computes nothing new is left out
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -190,9 +191,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
                 first = earlier.pop(k)
                 u, v = out[first].value.args[1], s.value.args[1]
                 out[first] = None
-                s = Assign(
-                    s.targets, CallX(s.value.func, [s.value.args[0], BinOp("+", u, v), *s.value.args[2:]]), loc=s.loc
-                )
+                s = replace(s, value=CallX(s.value.func, [s.value.args[0], BinOp("+", u, v), *s.value.args[2:]]))
             elif k is None and earlier:
                 rebound = {n for t in walk([s]) for n in t.binds()}
                 read = expr_names(s) | rebound
