@@ -106,6 +106,21 @@ def interleaved(columns: dict[str, Callable], rounds: int, target: float) -> dic
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
+def left_out(workload: dict, name: str) -> str | None:
+    """Why a peer is not run at the workload's large size, judged once at its small size (None: it is run)."""
+    try:
+        small = peers.PEERS[name](workload, workload["args"]("small"))
+        compiled = getattr(small, "compile_seconds", 0.0)  # JAX jit's, which unrolls a loop
+        if workload["loop"] and compiled > JIT_COMPILE_LIMIT:
+            return f"compile too long ({compiled:.0f} s at the small size)"
+        start = time.perf_counter()
+        small()
+        seconds = time.perf_counter() - start
+    except Exception:
+        return None  # it fails at the large size too: reported there
+    return f"too slow ({seconds:.0f} s per call at the small size)" if seconds > SLOW_LIMIT else None
+
+
 def prepare(workload: dict, size: str, names: list[str], log) -> tuple[dict[str, Callable], dict[str, str]]:
     """The checked gradient functions of this workload, and a note for each peer left out."""
     args = workload["args"](size)
@@ -113,22 +128,10 @@ def prepare(workload: dict, size: str, names: list[str], log) -> tuple[dict[str,
     columns: dict[str, Callable] = {"primal": lambda: workload["fn"](*args)}
     notes: dict[str, str] = {}
     for name in names:
-        if name == "JAX jit" and workload["loop"] and size == "large":
-            small = peers.make_jax_jit(workload, workload["args"]("small"))
-            if small.compile_seconds > JIT_COMPILE_LIMIT:
-                notes[name] = f"compile too long ({small.compile_seconds:.0f} s at the small size)"
-                continue
         if name not in ("hand-written", "chadpy") and size == "large":
-            small_args = workload["args"]("small")
-            try:
-                small = peers.PEERS[name](workload, small_args)
-                start = time.perf_counter()
-                small()
-                seconds = time.perf_counter() - start
-            except Exception:
-                seconds = 0.0  # it fails at the large size too: reported there
-            if seconds > SLOW_LIMIT:
-                notes[name] = f"too slow ({seconds:.0f} s per call at the small size)"
+            why = left_out(workload, name)
+            if why is not None:
+                notes[name] = why
                 continue
         try:
             call = peers.PEERS[name](workload, args)
