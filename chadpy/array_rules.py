@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Axis, IntTuple, float_dtype, ndarray_of, python_scalar, unbroadcast
+from .arrays import Axis, IntTuple, Outers, float_dtype, ndarray_of, python_scalar, unbroadcast
 from .runtime import Zero, tuple_part
 
 
@@ -83,7 +83,11 @@ def _matmul_parts(d: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.nd
 def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `a @ b` (1-D, 2-D, and batched with broadcast batch axes summed back)."""
     if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
-        return np.outer(d, b) if b.ndim == 1 else d @ b.T  # a matrix times a vector or a matrix: the usual case
+        if b.ndim == 2:
+            return d @ b.T  # a matrix times a matrix
+        # a matrix times a vector: the term of a sum summed later by one product (b is copied: a later
+        # in-place write to it must not change this term)
+        return Outers(d, b.copy()) if d.ndim == 1 else np.outer(d, b)
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
 

@@ -9,7 +9,10 @@ Cotangent representations of an array-valued primal (docs/design.md section 4):
 - a Python/NumPy float, for numpy scalar primals such as `a[i]` of a 1-D array;
 - a `Scatter`: index contributions `[(index, value), ...]` plus an optional dense
   `base`, collected once by `Scatter.densify` with `np.add.at`. This is the O(1)
-  one-hot of the paper: the cotangent of `x[i]` must not cost the size of `x`.
+  one-hot of the paper: the cotangent of `x[i]` must not cost the size of `x`;
+- an `Outers`: rank-one terms `outer(u, v)` plus an optional dense `base`, summed by one
+  matrix product when used. It is the cotangent of `W` in `W @ h`: a loop's T steps
+  then cost one GEMM, not T outer products and T additions of a new matrix.
 
 Cotangents are used affinely (never read again after being added somewhere), so a
 `Scatter` is uniquely owned and `Scatter + Scatter` may extend one of its arguments
@@ -21,6 +24,7 @@ The transposed derivatives of array primitives that the rules call at run time a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,16 +69,32 @@ def _sliced(index: Any) -> bool:
     """Whether `index` is basic indexing with a slice, `...` or None in it (the ints-only ones are grouped):
     it names each position at most once, so `out[index] += value` adds exactly (np.add.at, made for
     repeated positions, is many times slower)."""
+    if type(index) is slice:
+        return True
     parts = index if type(index) is tuple else (index,)
     return all(type(p) in _SLICING or _is_int(p) for p in parts) and not all(_is_int(p) for p in parts)
 
 
 _SLICING = (slice, type(Ellipsis), type(None))
+_INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
+
+
+def broadcast(d: Any, shape: IntTuple) -> np.ndarray:
+    """np.broadcast_to(d, shape), a read-only view; for a 0-d d (a reduction's scalar cotangent) a
+    zero-stride array built directly, a third of np.broadcast_to's fixed cost."""
+    if np.ndim(d):
+        return np.broadcast_to(d, shape)
+    d = np.asarray(d)
+    view = np.ndarray(shape, d.dtype, d, 0, (0,) * len(shape))
+    view.flags.writeable = False
+    return view
 
 
 def ndarray_of(d: Any) -> np.ndarray:
     """A non-Zero cotangent as an ndarray (no copy unless it is a Scatter)."""
-    return d.densify() if isinstance(d, Scatter) else np.asarray(d)
+    if type(d) is np.ndarray:
+        return d
+    return d.densify() if isinstance(d, (Scatter, Outers)) else np.asarray(d)
 
 
 def scalar_like(v: Any, x: Any) -> Any:
@@ -129,7 +149,7 @@ class Scatter:
     def fold(self) -> None:
         """Add the items into an owned base, in place: O(their size)."""
         for index, value in self.items:
-            if isinstance(value, Scatter):
+            if isinstance(value, (Scatter, Outers)):
                 value = value.densify()
             if value is Zero or value is None:
                 continue
@@ -149,7 +169,7 @@ class Scatter:
             if small.base is not None:
                 big._add_base(small.base)
             return big
-        self._add_base(other)
+        self._add_base(other.densify() if type(other) is Outers else other)
         return self
 
     __radd__ = __add__
@@ -167,20 +187,29 @@ class Scatter:
             self._add_items(out)
         return out
 
-    def _elements(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The items as (indices, numbers) for one np.add.at, if they are all `x[i]` of a 1-D real x with a
-        scalar value (a loop's one-hots: no Python loop over them); None otherwise."""
-        if len(self.shape) != 1 or self.dtype.kind != "f" or not self.items:
+    def _elements(self) -> tuple[tuple[np.ndarray, ...], np.ndarray] | None:
+        """The items as (index arrays, numbers) for one np.add.at, if each is a whole element `x[i, j, ...]`
+        of a real x (ints only, one per axis) with a scalar value: a loop's one-hots, added with no Python
+        loop over them; None otherwise."""
+        if self.dtype.kind != "f" or not self.items or type(self.items[0][0]) is slice:
             return None
         indices, values = zip(*self.items)
+        ndim = len(self.shape)
+        # bools are masks to NumPy (x[True, 1] is a row) but become ints in np.array, so look first
+        if ndim > 1 and set(map(type, indices)) != {tuple}:
+            return None  # a row `x[i]`, or a slice
+        parts = indices if ndim == 1 else itertools.chain.from_iterable(indices)
+        if not set(map(type, parts)) <= _INT_TYPES:
+            return None
         try:
             where = np.array(indices)
             weights = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError):  # index arrays, or Zero, a Scatter or an array among the values
+        except (TypeError, ValueError):  # ragged indices, or Zero, a Scatter or an array among the values
             return None
-        if where.dtype.kind not in "iu" or where.ndim != 1 or weights.shape != where.shape:
-            return None  # not all ints (bools are masks), or not one number each
-        return where, weights
+        wanted = (len(indices),) if ndim == 1 else (len(indices), ndim)
+        if where.dtype.kind not in "iu" or where.shape != wanted or weights.shape != wanted[:1]:
+            return None  # ints beyond int64, not one int per axis, or not one number each
+        return (where,) if ndim == 1 else tuple(where.T), weights
 
     def _add_items(self, out: np.ndarray) -> None:
         # index length -> (indices, values); length-1 indices are stored as plain ints
@@ -194,9 +223,14 @@ class Scatter:
                     rows_i.append(index)
                     rows_v.append(value)
                     continue
+                if type(index) is slice and type(value) is np.ndarray:  # hot path: `x[a:b]`, no repeats
+                    out[index] += value
+                    continue
                 if value is Zero or value is None:
                     continue
-                ints = _int_tuple(index)
+                ints = None if type(index) is slice else _int_tuple(index)
+                if type(value) is Outers:
+                    value = value.densify()
                 if ints is None:  # only at top level: nested items are queued only if they compose
                     if isinstance(value, Scatter):
                         value = value.densify()
@@ -245,6 +279,56 @@ class Scatter:
             np.add.at(out, index, vals)
 
 
+# ====================================================================== Outers
+
+
+class Outers:
+    """The cotangent of a matrix as `base + sum of outer(u, v)` over `lefts` and `rights`, summed by one
+    matrix product (`densify`). Cotangents are used affinely, so `+` extends one operand in place."""
+
+    __slots__ = ("shape", "dtype", "base", "lefts", "rights")
+    __array_ufunc__ = None  # `ndarray + Outers` falls back to Outers.__radd__, as for Scatter
+
+    FOLD_AT = 256  # terms kept before they are summed into base: memory stays O(FOLD_AT * (m + n))
+
+    def __init__(self, u: np.ndarray, v: np.ndarray):
+        self.shape: IntTuple = (len(u), len(v))
+        self.dtype: np.dtype = np.result_type(u, v)
+        self.base: Any = None
+        self.lefts = [u]
+        self.rights = [v]
+
+    def __repr__(self) -> str:
+        return f"Outers(shape={self.shape}, dtype={self.dtype}, terms={len(self.lefts)})"
+
+    def densify(self) -> np.ndarray:
+        """A fresh dense array: base plus every term, one (m, T) @ (T, n) product."""
+        if not self.lefts:
+            return np.array(np.broadcast_to(self.base, self.shape), self.dtype)
+        out = np.stack(self.lefts, axis=1) @ np.stack(self.rights)
+        return out if self.base is None else out + self.base
+
+    def __add__(self, other: Any) -> Any:
+        if other is Zero or other is None:
+            return self
+        if type(other) is Outers:
+            big, small = (self, other) if len(self.lefts) >= len(other.lefts) else (other, self)
+            big.lefts.extend(small.lefts)
+            big.rights.extend(small.rights)
+            if small.base is not None:
+                big.base = small.base if big.base is None else big.base + small.base
+            if len(big.lefts) >= Outers.FOLD_AT:
+                big.base = big.densify()
+                big.lefts, big.rights = [], []
+            return big
+        if type(other) is Scatter:
+            return other + self.densify()
+        self.base = other if self.base is None else self.base + other
+        return self
+
+    __radd__ = __add__
+
+
 # ====================================================================== conversions
 
 
@@ -268,13 +352,15 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
 
 def dense(d: Any, like: Any) -> np.ndarray:
     """`d` as a dense ndarray shaped like `like` (possibly a read-only broadcast view)."""
+    if type(d) is np.ndarray and type(like) is np.ndarray and d.shape == like.shape:
+        return d  # the common array case, without the calls below
     if type(d) is float and not isinstance(like, np.ndarray):
         return d  # the common scalar case (a NumPy scalar's cotangent), without array calls
     shape = np.shape(like)
     if d is Zero or d is None:
         return np.zeros(shape, _dtype_of(like))
     d = ndarray_of(d)
-    return d if d.shape == shape else np.broadcast_to(d, shape)
+    return d if d.shape == shape else broadcast(d, shape)
 
 
 def to_user_array(ct: Any, x: Any) -> Any:
@@ -285,7 +371,7 @@ def to_user_array(ct: Any, x: Any) -> Any:
     dtype = _dtype_of(x)
     if ct is Zero or ct is None:
         return np.zeros(x.shape, dtype)
-    if isinstance(ct, Scatter) and ct.shape == x.shape and ct.dtype == dtype:
+    if isinstance(ct, (Scatter, Outers)) and ct.shape == x.shape and ct.dtype == dtype:
         return ct.densify()  # already fresh
     # always copy: a dense cotangent may be shared with another slot, or be a read-only view
     return np.array(np.broadcast_to(ndarray_of(ct), x.shape), dtype=dtype)
@@ -293,6 +379,8 @@ def to_user_array(ct: Any, x: Any) -> Any:
 
 def unbroadcast(d: Any, x: Any) -> Any:
     """Cotangent of operand `x` of a broadcasting elementwise operation, from the result's cotangent `d`."""
+    if type(d) is np.ndarray and type(x) is np.ndarray and d.shape == x.shape:
+        return d  # no broadcasting happened: the common case, without the calls below
     if d is Zero or d is None:
         return Zero
     if not isinstance(x, np.ndarray):
@@ -301,7 +389,7 @@ def unbroadcast(d: Any, x: Any) -> Any:
     if d.shape == x.shape:
         return d
     if d.ndim < x.ndim:  # a scalar-like cotangent of a bigger operand
-        return np.broadcast_to(d, x.shape)
+        return broadcast(d, x.shape)
     lead = d.ndim - x.ndim
     if lead:
         d = d.sum(axis=tuple(range(lead)))

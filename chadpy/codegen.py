@@ -145,6 +145,8 @@ def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
         return gast.Assign([target], g(s.value), None)
     if isinstance(s, Accum):
         if s.real:
+            if isinstance(s.value, UnaryOp) and s.value.op == "-":  # `dx -= e`, not `dx += -e`
+                return gast.AugAssign(_name(s.name, gast.Store()), gast.Sub(), g(s.value.operand))
             return gast.AugAssign(_name(s.name, gast.Store()), gast.Add(), g(s.value))
         return gast.Assign(
             [_name(s.name, gast.Store())], g(CallX(Obj(runtime.add, "add"), [Name(s.name), s.value])), None

@@ -42,7 +42,7 @@ import numpy as np
 
 from . import array_rules, runtime
 from .arrays import dense, unbroadcast
-from .expressions import Expr, IfExp, Lit, Name, Obj, call
+from .expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
 from .vtypes import Arr, Dct, Lst, Tup, VType
 
@@ -145,10 +145,16 @@ class Primitive:
             d = bind(call(dense, d, y), "d_dense")
         cts = self.vjp(d, y, *args, **saved)
         if spread:
-            cts = [
-                ct if ct is None or not broadcasts(k) else call(unbroadcast, ct, args[k]) for k, ct in enumerate(cts)
-            ]
+            cts = [ct if ct is None or not broadcasts(k) else _unbroadcast(ct, args[k]) for k, ct in enumerate(cts)]
         return cts
+
+
+def _unbroadcast(ct: Expr, arg: Expr) -> Expr:
+    """`unbroadcast(ct, arg)`; for ct = -e, `-unbroadcast(e, arg)`: the negation touches the summed part
+    (a float for `x - a` with a scalar a), not an array of the result's size."""
+    if isinstance(ct, UnaryOp) and ct.op == "-":
+        return -call(unbroadcast, ct.operand, arg)
+    return call(unbroadcast, ct, arg)
 
 
 def keyword_call(

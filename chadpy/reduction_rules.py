@@ -11,14 +11,14 @@ from typing import Any
 import numpy as np
 
 from .array_rules import _axes, _expand, _finish, linear
-from .arrays import Axis, IntTuple, float_dtype, ndarray_of, python_scalar, unbroadcast
+from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of, python_scalar, unbroadcast
 
 
 @linear
 def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
     xa = np.asarray(x)
-    return _finish(np.broadcast_to(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
+    return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
 
 
 @linear
@@ -29,7 +29,7 @@ def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     for a in _axes(axis, xa.ndim):
         count *= xa.shape[a]
     # divide before broadcasting: the division touches the result's size, not x's
-    return _finish(np.broadcast_to(_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count, xa.shape), x)
+    return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count, xa.shape), x)
 
 
 def _grouped(x: np.ndarray, axes: IntTuple) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -69,6 +69,10 @@ def prod_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -
 @linear
 def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `y = np.max(x, ...)` or `np.min(x, ...)`: `d` split equally among tied positions."""
+    if axis is None and not keepdims and type(x) is np.ndarray and x.ndim:
+        # the whole array's extremum: a one-hot at the winners (two passes over x, not seven)
+        winners = np.flatnonzero(np.isnan(x) if y != y else x == y)  # max/min propagate nan: nan positions win
+        return index_ct(d / len(winners), x, np.unravel_index(winners, x.shape))
     xa = np.asarray(x)
     ye = _expand(y, xa.ndim, axis, keepdims)
     hit = xa == ye
@@ -169,7 +173,8 @@ def ptp_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.ptp(x, axis, keepdims=keepdims)` = max - min: the max's cotangent minus
     the min's (ties split equally, as for `np.max`; a constant group gets 0: they cancel)."""
     hi, lo = np.max(x, axis=axis, keepdims=keepdims), np.min(x, axis=axis, keepdims=keepdims)
-    return extremum_ct(d, hi, x, axis, keepdims) - extremum_ct(d, lo, x, axis, keepdims)
+    d = ndarray_of(d)
+    return extremum_ct(d, hi, x, axis, keepdims) + extremum_ct(-d, lo, x, axis, keepdims)  # a Scatter has no -
 
 
 @linear

@@ -30,7 +30,7 @@ from chadpy.array_rules import (
     where_ct_a,
     where_ct_b,
 )
-from chadpy.arrays import Scatter, dense, index_ct, to_user_array, unbroadcast
+from chadpy.arrays import Scatter, dense, index_ct, ndarray_of, to_user_array, unbroadcast
 from chadpy.reduction_rules import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
 from chadpy.runtime import Zero, add
 from chadpy.shape_rules import concatenate_ct, reshape_ct, stack_ct, transpose_ct
@@ -184,7 +184,7 @@ def test_densify_mixes_groups_of_every_index_kind(rng):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_densify_of_many_one_hots_matches_add_at(rng, dtype):
-    # a loop's one-hots are summed at NumPy speed (np.bincount); slices and steps stay exact
+    # a loop's one-hots are summed at NumPy speed (one np.add.at); slices and steps stay exact
     x = np.zeros(50, dtype)
     indices = rng.integers(-50, 50, 400)
     values = rng.standard_normal(400)
@@ -200,6 +200,36 @@ def test_densify_of_many_one_hots_matches_add_at(rng, dtype):
         s = add(s, index_ct(np.ones(x[index].shape), x, index))
         expected[index] += 1.0
     np.testing.assert_allclose(s.densify(), expected, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("shape", [(6, 5), (3, 4, 2)])
+def test_densify_of_many_element_one_hots_matches_add_at(rng, shape):
+    # `A[i, j]` in a loop: whole elements of an n-d array, also summed by one np.add.at
+    x = np.zeros(shape)
+    indices = [tuple(int(rng.integers(-n, n)) for n in shape) for _ in range(300)]
+    values = rng.standard_normal(300)
+    s = Zero
+    for index, v in zip(indices, values):
+        s = add(s, index_ct(np.float64(v), x, index))
+    expected = np.zeros(shape)
+    for index, v in zip(indices, values):
+        expected[index] += v
+    np.testing.assert_allclose(s.densify(), expected, rtol=1e-12)
+
+
+def test_densify_of_element_one_hots_with_a_row_or_a_bool_among_them(rng):
+    # regressions: an int item (a row) among element items once made the fast path raise; a bool in a
+    # tuple is a mask to NumPy (`x[True, 1]` is x[1] with an axis added) though np.array makes it an int
+    x = np.zeros((3, 4))
+    row, masked = rng.standard_normal(4), rng.standard_normal((1, 4))
+    contributions = [((0, 1), 2.0), (2, row), ((1, 3), 0.5), ((True, 1), masked), ((0, 1), 1.0)]
+    for n in range(2, len(contributions) + 1):
+        s = Zero
+        expected = np.zeros(x.shape)
+        for index, value in contributions[:n]:
+            s = add(s, index_ct(value, x, index))
+            np.add.at(expected, index, value)
+        np.testing.assert_allclose(s.densify(), expected)
 
 
 def test_densify_returns_a_fresh_array_each_time(rng):
@@ -599,7 +629,10 @@ def test_prod_of_int_array_and_single_element_axis():
 
 def test_extremum_ties_split_equally():
     x = np.array([1.0, 3.0, 3.0, 2.0, 3.0])
-    np.testing.assert_allclose(extremum_ct(6.0, x.max(), x), [0.0, 2.0, 2.0, 0.0, 2.0])
+    m = np.array([[0.0, 0.0, 1.0], [5.0, 2.0, 5.0]])
+    # the whole array's extremum is a one-hot of the winners (a Scatter)
+    np.testing.assert_allclose(ndarray_of(extremum_ct(6.0, x.max(), x)), [0.0, 2.0, 2.0, 0.0, 2.0])
+    np.testing.assert_allclose(ndarray_of(extremum_ct(6.0, m.min(), m)), [[3.0, 3.0, 0.0], [0.0, 0.0, 0.0]])
     m = np.array([[1.0, 1.0, 0.0], [5.0, 2.0, 5.0]])
     d = np.array([2.0, 4.0])
     np.testing.assert_allclose(extremum_ct(d, m.max(axis=1), m, axis=1), [[1.0, 1.0, 0.0], [2.0, 0.0, 2.0]])
@@ -608,12 +641,14 @@ def test_extremum_ties_split_equally():
         [[0.0, 0.0, 2.0], [0.0, 4.0, 0.0]],
     )
     # the total cotangent is preserved
-    assert extremum_ct(1.0, np.ones(7).max(), np.ones(7)).sum() == pytest.approx(1.0)
+    assert ndarray_of(extremum_ct(1.0, np.ones(7).max(), np.ones(7))).sum() == pytest.approx(1.0)
 
 
 def test_extremum_with_nan_goes_to_the_nan():
     x = np.array([1.0, np.nan, 3.0])
-    np.testing.assert_array_equal(extremum_ct(1.0, np.max(x), x), [0.0, 1.0, 0.0])
+    np.testing.assert_array_equal(ndarray_of(extremum_ct(1.0, np.max(x), x)), [0.0, 1.0, 0.0])
+    m = np.array([[1.0, np.nan], [np.nan, 3.0]])
+    np.testing.assert_array_equal(ndarray_of(extremum_ct(1.0, np.min(m), m)), [[0.0, 0.5], [0.5, 0.0]])
 
 
 def test_norm_at_zero_is_zero():

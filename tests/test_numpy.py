@@ -267,6 +267,25 @@ def rnn_loss(W, U, h0, xs):
     return np.sum(h * h)
 
 
+def rnn_state_in_place(W, h0, xs):
+    # h is overwritten in place each step: W's gradient terms must use h as it was at that step
+    h = h0.copy()
+    total = 0.0
+    for x_t in xs:
+        h[:] = np.tanh(W @ h + x_t)
+        total = total + np.sum(h * h)
+    return total + 0.1 * np.sum(W * W)  # a dense term added to W's sum of outer products
+
+
+def layers_in_one_array(Ws, h, steps):
+    # W's cotangent, a sum of outer products (folded into a dense base every arrays.Outers.FOLD_AT
+    # steps), lands in a slice of Ws' cotangent; so do the single terms of Ws[t % 2] @ h
+    W = Ws[0]
+    for t in range(steps):
+        h = np.sin(0.5 * (W @ h) + Ws[t % 2] @ h)
+    return np.sum(h)
+
+
 def logsumexp(x):
     m = np.max(x)
     return m + np.log(np.sum(np.exp(x - m)))
@@ -377,6 +396,8 @@ CASES = [
         [rand_array(59 + t, 2) for t in range(4)],
         id="rnn_loss-list-of-vectors",
     ),
+    case(rnn_state_in_place, rand_array(90, (3, 3), -0.6, 0.6), rand_array(91, 3), rand_array(92, (5, 3))),
+    case(layers_in_one_array, rand_array(93, (2, 3, 3), -0.6, 0.6), rand_array(94, 3), 300, argnums=(0, 1)),
     case(logsumexp, rand_array(63, 6, -3.0, 3.0)),
     case(softmax_cross_entropy, rand_array(64, (5, 3), -2.0, 2.0), ONE_HOT),
     case(rosenbrock_vec, rand_array(65, 5, -1.5, 1.5)),
