@@ -97,6 +97,8 @@ def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `a @ b`."""
     if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
         return d @ a if b.ndim == 1 else a.T @ d  # a matrix times a vector or a matrix: the usual case
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 1 == d.ndim:
+        return Outers(a.copy(), d)  # a row vector times a matrix (`h @ W`): as in matmul_ct_a
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
 

@@ -47,6 +47,8 @@ def float_dtype(dtype: Any) -> np.dtype:
 
 
 def _dtype_of(x: Any) -> np.dtype:
+    if type(x) is np.ndarray and x.dtype.kind in "fc":
+        return x.dtype  # the common case, without the calls below
     return float_dtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype)
 
 
@@ -129,8 +131,8 @@ class Scatter:
     __array_ufunc__ = None
 
     def __init__(self, shape: Sequence[int], dtype: Any = np.float64):
-        self.shape: IntTuple = tuple(shape)
-        self.dtype: np.dtype = np.dtype(dtype)
+        self.shape: IntTuple = shape if type(shape) is tuple else tuple(shape)
+        self.dtype: np.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
         self.owned = False  # base is a full-shape array nobody else refers to (`buffers.owned`): added in place

@@ -286,6 +286,24 @@ def layers_in_one_array(Ws, h, steps):
     return np.sum(h)
 
 
+def shared_weights(A, B, h):
+    # S's cotangent (a sum of outer products, extended in place by +) goes to both A and B: each must
+    # get its own value, not one object both extend
+    S = sum([A, B])
+    for _ in range(3):
+        h = np.tanh(S @ h + 0.5 * (A @ h))
+    return np.sum(h)
+
+
+def row_vector_rnn(W, h0):
+    # h @ W: W's cotangent is a sum of outer products too, with h on the left; h is overwritten in
+    # place after each product read it
+    h = h0.copy()
+    for _ in range(4):
+        h[:] = np.tanh(h @ W)
+    return np.sum(h)
+
+
 def logsumexp(x):
     m = np.max(x)
     return m + np.log(np.sum(np.exp(x - m)))
@@ -398,6 +416,8 @@ CASES = [
     ),
     case(rnn_state_in_place, rand_array(90, (3, 3), -0.6, 0.6), rand_array(91, 3), rand_array(92, (5, 3))),
     case(layers_in_one_array, rand_array(93, (2, 3, 3), -0.6, 0.6), rand_array(94, 3), 300, argnums=(0, 1)),
+    case(shared_weights, rand_array(95, (3, 3), -0.6, 0.6), rand_array(96, (3, 3), -0.6, 0.6), rand_array(97, 3)),
+    case(row_vector_rnn, rand_array(98, (3, 3), -0.6, 0.6), rand_array(99, 3)),
     case(logsumexp, rand_array(63, 6, -3.0, 3.0)),
     case(softmax_cross_entropy, rand_array(64, (5, 3), -2.0, 2.0), ONE_HOT),
     case(rosenbrock_vec, rand_array(65, 5, -1.5, 1.5)),
