@@ -87,7 +87,7 @@ def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
             return d @ b.T  # a matrix times a matrix
         # a matrix times a vector: the term of a sum summed later by one product (b is copied: a later
         # in-place write to it must not change this term)
-        return Outers(d, b.copy()) if d.ndim == 1 else np.outer(d, b)
+        return Outers(d, b.copy())
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
 
@@ -95,10 +95,11 @@ def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
 @linear
 def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `a @ b`."""
-    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
-        return d @ a if b.ndim == 1 else a.T @ d  # a matrix times a vector or a matrix: the usual case
-    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 1 == d.ndim:
-        return Outers(a.copy(), d)  # a row vector times a matrix (`h @ W`): as in matmul_ct_a
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if a.ndim == 2 and b.ndim <= 2:
+            return d @ a if b.ndim == 1 else a.T @ d  # a matrix times a vector or a matrix: the usual case
+        if a.ndim == 1 == d.ndim:
+            return Outers(a.copy(), d)  # a row vector times a matrix (`h @ W`): as in matmul_ct_a
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
 

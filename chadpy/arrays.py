@@ -84,9 +84,9 @@ _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np
 def broadcast(d: Any, shape: IntTuple) -> np.ndarray:
     """np.broadcast_to(d, shape), a read-only view; for a 0-d d (a reduction's scalar cotangent) a
     zero-stride array built directly, a third of np.broadcast_to's fixed cost."""
-    if np.ndim(d):
-        return np.broadcast_to(d, shape)
     d = np.asarray(d)
+    if d.ndim:
+        return np.broadcast_to(d, shape)
     view = np.ndarray(shape, d.dtype, d, 0, (0,) * len(shape))
     view.flags.writeable = False
     return view
@@ -96,7 +96,7 @@ def ndarray_of(d: Any) -> np.ndarray:
     """A non-Zero cotangent as an ndarray (no copy unless it is a Scatter)."""
     if type(d) is np.ndarray:
         return d
-    return d.densify() if isinstance(d, (Scatter, Outers)) else np.asarray(d)
+    return d.densify() if isinstance(d, LAZY) else np.asarray(d)
 
 
 def scalar_like(v: Any, x: Any) -> Any:
@@ -151,7 +151,7 @@ class Scatter:
     def fold(self) -> None:
         """Add the items into an owned base, in place: O(their size)."""
         for index, value in self.items:
-            if isinstance(value, (Scatter, Outers)):
+            if isinstance(value, LAZY):
                 value = value.densify()
             if value is Zero or value is None:
                 continue
@@ -230,7 +230,7 @@ class Scatter:
                     continue
                 if value is Zero or value is None:
                     continue
-                ints = None if type(index) is slice else _int_tuple(index)
+                ints = _int_tuple(index)
                 if type(value) is Outers:
                     value = value.densify()
                 if ints is None:  # only at top level: nested items are queued only if they compose
@@ -331,6 +331,9 @@ class Outers:
     __radd__ = __add__
 
 
+LAZY = (Scatter, Outers)  # the cotangents summed when first used: `densify` makes a fresh dense array
+
+
 # ====================================================================== conversions
 
 
@@ -373,7 +376,7 @@ def to_user_array(ct: Any, x: Any) -> Any:
     dtype = _dtype_of(x)
     if ct is Zero or ct is None:
         return np.zeros(x.shape, dtype)
-    if isinstance(ct, (Scatter, Outers)) and ct.shape == x.shape and ct.dtype == dtype:
+    if isinstance(ct, LAZY) and ct.shape == x.shape and ct.dtype == dtype:
         return ct.densify()  # already fresh
     # always copy: a dense cotangent may be shared with another slot, or be a read-only view
     return np.array(np.broadcast_to(ndarray_of(ct), x.shape), dtype=dtype)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import runtime
-from .arrays import Scatter, dense, float_dtype, index_ct, ndarray_of, unbroadcast
+from .arrays import LAZY, Scatter, dense, float_dtype, index_ct, ndarray_of, unbroadcast
 from .runtime import Zero
 
 ABSENT = object()  # a dict key that was not there
@@ -110,7 +110,7 @@ def owned(d: Any, like: np.ndarray) -> Scatter:
     if type(d) is Scatter and d.owned:
         d.fold()
         return d
-    base = d.densify() if isinstance(d, Scatter) else np.array(np.broadcast_to(ndarray_of(d), like.shape))
+    base = d.densify() if isinstance(d, LAZY) else np.array(np.broadcast_to(ndarray_of(d), like.shape))
     buffer = Scatter(like.shape, base.dtype)
     buffer.base, buffer.owned = base, True
     return buffer

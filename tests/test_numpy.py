@@ -304,6 +304,15 @@ def row_vector_rnn(W, h0):
     return np.sum(h)
 
 
+def weights_written_in_place(W, h):
+    # M's cotangent (a sum of outer products) becomes the owned buffer its element write updates
+    M = W * 1.0
+    for _ in range(3):
+        h = np.tanh(M @ h)
+        M[0, 1] = M[0, 1] * 0.5
+    return np.sum(h)
+
+
 def logsumexp(x):
     m = np.max(x)
     return m + np.log(np.sum(np.exp(x - m)))
@@ -418,6 +427,7 @@ CASES = [
     case(layers_in_one_array, rand_array(93, (2, 3, 3), -0.6, 0.6), rand_array(94, 3), 300, argnums=(0, 1)),
     case(shared_weights, rand_array(95, (3, 3), -0.6, 0.6), rand_array(96, (3, 3), -0.6, 0.6), rand_array(97, 3)),
     case(row_vector_rnn, rand_array(98, (3, 3), -0.6, 0.6), rand_array(99, 3)),
+    case(weights_written_in_place, rand_array(104, (3, 3), -0.6, 0.6), rand_array(105, 3)),
     case(logsumexp, rand_array(63, 6, -3.0, 3.0)),
     case(softmax_cross_entropy, rand_array(64, (5, 3), -2.0, 2.0), ONE_HOT),
     case(rosenbrock_vec, rand_array(65, 5, -1.5, 1.5)),
