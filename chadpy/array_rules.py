@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import Axis, IntTuple, Outers, float_dtype, ndarray_of, python_scalar, unbroadcast
-from .runtime import Zero, tuple_part
+from .runtime import Zero, add, tuple_part
 
 
 def _axes(axis: Axis, ndim: int) -> IntTuple:
@@ -90,6 +90,14 @@ def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
         return Outers(d, b.copy())
     d2, a2, b2 = _matmul_parts(d, a, b)
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
+
+
+def add_matmul_ct_a(ct: Any, d: Any, a: Any, b: Any) -> Any:
+    """ct + matmul_ct_a(d, a, b), appending the term to ct when both are sums of outer products
+    (a matrix times a vector, step after step of a loop)."""
+    if type(ct) is Outers and type(d) is np.ndarray and type(b) is np.ndarray and b.ndim == 1 == d.ndim:
+        return ct.append(d, b.copy())
+    return add(ct, matmul_ct_a(d, a, b))
 
 
 @linear

@@ -310,6 +310,18 @@ class Outers:
         out = np.stack(self.lefts, axis=1) @ np.stack(self.rights)
         return out if self.base is None else out + self.base
 
+    def append(self, u: np.ndarray, v: np.ndarray) -> Outers:
+        """self + outer(u, v), in place: one more term (u and v are the vectors `__init__` takes)."""
+        self.lefts.append(u)
+        self.rights.append(v)
+        if len(self.lefts) >= Outers.FOLD_AT:
+            self._fold()
+        return self
+
+    def _fold(self) -> None:
+        self.base = self.densify()
+        self.lefts, self.rights = [], []
+
     def __add__(self, other: Any) -> Any:
         if other is Zero or other is None:
             return self
@@ -320,8 +332,7 @@ class Outers:
             if small.base is not None:
                 big.base = small.base if big.base is None else big.base + small.base
             if len(big.lefts) >= Outers.FOLD_AT:
-                big.base = big.densify()
-                big.lefts, big.rights = [], []
+                big._fold()
             return big
         if type(other) is Scatter:
             return other + self.densify()

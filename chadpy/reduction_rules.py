@@ -17,6 +17,8 @@ from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of
 @linear
 def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
+    if axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64:
+        return broadcast(d, x.shape)  # the common case, without the conversions below
     xa = np.asarray(x)
     return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
 
@@ -24,6 +26,8 @@ def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 @linear
 def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.mean(x, axis, keepdims=keepdims)`."""
+    if axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64 and x.size:
+        return broadcast(d / x.size, x.shape)  # the common case, without the conversions below
     xa = np.asarray(x)
     count = 1
     for a in _axes(axis, xa.ndim):

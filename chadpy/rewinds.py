@@ -15,13 +15,15 @@ from . import ir
 from .expressions import Attr, CallX, Name
 from .names import NameSupply
 from .target import Assign, Do, Stmt
-from .vtypes import Arr, Dct, Lst, VType
+from .vtypes import Arr, Dct, Fn, Lst, Rec, Tup, VType
 
 
 class Rewinds:
     def __init__(self, fn: ir.Function, methods: dict, type_of: Callable, active: Callable, names: NameSupply):
         self.methods, self.type_of, self.active, self.names = methods, type_of, active, names
         self.written_after = _written_after(fn.body, False) if _writes(fn.body) else set()
+        # the kinds of container the function writes: a write to a list changes no array
+        self.written = {type(type_of(ir.operands(let.expr)[0])) for let in _lets(fn.body) if _logged(let.expr)}
         # the log's name in the generated code, if any rule rewinds it
         self.log = names.fresh("writes") if any(map(self.needed, _lets(fn.body))) else None
 
@@ -37,7 +39,22 @@ class Rewinds:
         if not any(self.active(t) for t in ir.bound_names(let)):  # no rule at all
             return False
         atoms = [*ir.operands(e), *map(ir.Var, ir.target_names(let.target))]
-        return any(isinstance(a, ir.Var) and _container(self.type_of(a)) for a in atoms)
+        return any(isinstance(a, ir.Var) and _container(t := self.type_of(a)) and self._holds(t) for a in atoms)
+
+    def _holds(self, t: VType) -> bool:
+        """Whether a value of type t is, or holds, a container of a kind the function writes."""
+        if type(t) in self.written or not self.written <= {Arr, Lst, Dct}:
+            return True
+        match t:
+            case Lst(item) | Dct(item, None):
+                return item is not None and self._holds(item)
+            case Dct(_, fields):
+                return any(self._holds(f) for _, f in fields)
+            case Tup(items) | Fn(_, items):
+                return any(map(self._holds, items))
+            case Rec(_, fields):
+                return any(self._holds(f) for _, f in fields)
+        return False
 
     def add(self, body: list[Stmt], saves: list[Stmt]) -> None:
         """The rule's backward part first rewinds the writes made after its forward part ran."""
@@ -50,12 +67,14 @@ def _container(t: VType) -> bool:
     return isinstance(t, (Arr, Lst, Dct))
 
 
+def _logged(e: ir.Expr) -> bool:
+    """Whether e writes in place, logged (`x[k] = v`, the user's `append`)."""
+    return isinstance(e, ir.Prim) and e.op.logged
+
+
 def _writes(block: ir.Block) -> bool:
     """Whether a block writes in place (`x[k] = v`), in it or in a block nested in it."""
-    for let in block.lets:
-        if isinstance(let.expr, ir.Prim) and let.expr.op.logged or any(map(_writes, ir.blocks(let.expr))):
-            return True
-    return False
+    return any(_logged(let.expr) for let in _lets(block))
 
 
 def _lets(block: ir.Block) -> Iterator[ir.Let]:
@@ -77,5 +96,5 @@ def _written_after(block: ir.Block, after: bool) -> set[int]:
         nested = after or isinstance(e, ir.Loop) and _writes(e.body)  # the next iteration's
         for inner in ir.blocks(e):
             out |= _written_after(inner, nested)
-        after = after or isinstance(e, ir.Prim) and e.op.logged or any(map(_writes, ir.blocks(e)))
+        after = after or _logged(e) or any(map(_writes, ir.blocks(e)))
     return out

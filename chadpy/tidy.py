@@ -5,7 +5,7 @@
    `if not c: s`.
 2. `accumulate`: `dx = add(dx, v)` with a one-hot `v` adds in place instead of building `v`
    first: `add_at(dx, k, e)` for a dict entry `{k: e}`, `add_index(dx, ...)` for an array
-   index contribution.
+   index contribution, `add_matmul_ct_a(dW, ...)` for a matrix-vector product's outer product.
 3. `same_shapes`: `unbroadcast(e, x)` and `dense(e, x)` are `e` when `e` is already an array
    shaped like the array `x` (`unbroadcast(d * y, y)` in the derivative of `y * y`): the types say
    the shapes cannot differ.
@@ -23,9 +23,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import arrays, runtime
+from . import array_rules, arrays, runtime
 from .expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
-from .target import Accum, Assign, Def, If, Stmt, expr_names, iter_exprs, map_exprs, walk
+from .target import Accum, Assign, Def, If, Replay, Stmt, expr_names, iter_exprs, map_exprs, walk
 from .vtypes import INT, Arr, Float, VType
 
 
@@ -83,6 +83,8 @@ def _add(s: Accum) -> Stmt:
         added = CallX(Obj(runtime.add_at, "add_at"), [name, value.keys[0], value.values[0]])
     elif isinstance(value, CallX) and _calls(value, arrays.index_ct):
         added = CallX(Obj(arrays.add_index, "add_index"), [name, *value.args])
+    elif isinstance(value, CallX) and _calls(value, array_rules.matmul_ct_a) and not value.keywords:
+        added = CallX(Obj(array_rules.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
     else:
         return s  # printed as `name = add(name, value)`
     return Assign([s.name], added, comment=s.comment, loc=s.loc)
@@ -103,11 +105,13 @@ class _Shapes:
     An array variable (a type `Arr` of known rank >= 1) has its own shape; a variable assigned
     once has its value's (when that shape name is itself assigned at most once: never an older
     value's). Elementwise arithmetic of arrays of one shape, and of such an array with scalars, has
-    that shape; so has a one-argument ufunc of an array, and `dense(d, x)`."""
+    that shape; so has a one-argument ufunc of an array, `dense(d, x)`, and `unbroadcast(e, x)` of
+    such an array e. A tape's replay rebinds a name to the value the forward pass gave it."""
 
     def __init__(self, stmts: list[Stmt], types: dict[str, VType]):
         self.types = types
-        self.bound = Counter(n for s in walk(stmts) for n in s.binds())
+        # a Replay rebinds the values its Record saved (one iteration's, as in the forward pass)
+        self.bound = Counter(n for s in walk(stmts) if not isinstance(s, Replay) for n in s.binds())
         self.shape: dict[str, str] = {}
         for s in walk(stmts):  # definitions come before uses
             if isinstance(s, Assign) and len(s.targets) == 1 and self.bound[s.targets[0]] == 1:
@@ -141,6 +145,8 @@ class _Shapes:
             f = e.func.obj
             if f is arrays.dense and len(e.args) == 2:
                 return self.of(e.args[1])
+            if f is arrays.unbroadcast and len(e.args) == 2 and self.of(e.args[0]) is not None:
+                return self.of(e.args[1])  # an array's cotangent summed down to x's shape (never Zero)
             if isinstance(f, np.ufunc) and f.nin == 1 and f.nout == 1 and len(e.args) == 1:
                 return self.of(e.args[0])
         return None

@@ -165,11 +165,29 @@ def list_written_after_a_product(x):
     return p + xs[1] * x[0]
 
 
-@pytest.mark.parametrize("fn", [read_then_written, read_by_a_helper_then_written, list_written_after_a_product])
+def array_read_then_its_list_written(x):
+    h = [x * 1.0, x * 2.0]
+    y = h[0]
+    z = np.sin(y)  # its rule reads y, an array: the write below changes the list, not y
+    h[0] = x * 3.0
+    return np.sum(z * h[0]) + np.sum(y * h[1])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [read_then_written, read_by_a_helper_then_written, list_written_after_a_product, array_read_then_its_list_written],
+)
 def test_a_rule_reads_the_values_its_operation_saw(fn):
     """A write after an operation whose derivative reads the container is undone before that
     derivative runs, and made again at the end."""
     assert_grad_matches_fd(fn, (X,))
+
+
+def test_a_write_to_a_list_rewinds_no_array_rule():
+    """Only the rules reading a kind of container the function writes rewind (a list's write
+    changes no array); the array write of `read_then_written` still rewinds."""
+    assert "rewind" not in chad.source(array_read_then_its_list_written, X)
+    assert "rewind" in chad.source(read_then_written, X)
 
 
 def returns_the_buffer(x):

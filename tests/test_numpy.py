@@ -16,6 +16,7 @@ and kept away from kinks and ties (abs, maximum, clip, where, max).
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -504,3 +505,20 @@ def split_parts(x):
 
 def test_split_into_parts_unpacked_and_indexed():
     assert_grad_matches_fd(split_parts, (rand_array(3, (3, 4)),))
+
+
+def recurrent_tanh(W, h, xs):
+    for t in range(len(xs)):
+        h = np.tanh(W @ h * 0.5 + xs[t])
+    return np.sum(h * h)
+
+
+def test_cotangent_shapes_are_known_through_a_tape():
+    """`tidy.same_shapes` leaves out `dense`/`unbroadcast` where the shapes are known: a replayed
+    tape rebinds the values of the forward pass, and `unbroadcast(e, x)` of an array e is shaped
+    like x. Left: the sum's broadcast cotangent and the loop's carried one (Zero before the loop)."""
+    args = (rand_array(1, (3, 3)), rand_array(2, (3,)), rand_array(3, (4, 3)))
+    assert_grad_matches_fd(recurrent_tanh, args, argnums=(0, 1, 2))
+    dense_calls = re.findall(r"\bdense\((\w+),", chad.source(recurrent_tanh, *args, annotate=False))
+    assert len(dense_calls) == 2 and dense_calls[1].startswith("dh")
+    assert chad.source(recurrent_tanh, *args, annotate=False).count("unbroadcast(") == 2  # W @ h * 0.5 + xs[t]
