@@ -106,6 +106,7 @@ def interleaved(columns: dict[str, Callable], rounds: int, target: float) -> dic
             for _ in range(numbers[name]):
                 fn()
             times[name].append((time.perf_counter() - start) / numbers[name])
+            gc.unfreeze()  # the next collection sees them again: nothing frozen outlives its round
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -314,13 +314,14 @@ class Outers:
         """self + outer(u, v), in place: one more term (u and v are the vectors `__init__` takes)."""
         self.lefts.append(u)
         self.rights.append(v)
-        if len(self.lefts) >= Outers.FOLD_AT:
-            self._fold()
-        return self
+        return self._bounded()
 
-    def _fold(self) -> None:
-        self.base = self.densify()
-        self.lefts, self.rights = [], []
+    def _bounded(self) -> Outers:
+        """self, its terms summed into base once there are FOLD_AT of them."""
+        if len(self.lefts) >= Outers.FOLD_AT:
+            self.base = self.densify()
+            self.lefts, self.rights = [], []
+        return self
 
     def __add__(self, other: Any) -> Any:
         if other is Zero or other is None:
@@ -331,9 +332,7 @@ class Outers:
             big.rights.extend(small.rights)
             if small.base is not None:
                 big.base = small.base if big.base is None else big.base + small.base
-            if len(big.lefts) >= Outers.FOLD_AT:
-                big._fold()
-            return big
+            return big._bounded()
         if type(other) is Scatter:
             return other + self.densify()
         self.base = other if self.base is None else self.base + other

@@ -14,10 +14,15 @@ from .array_rules import _axes, _expand, _finish, linear
 from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of, python_scalar, unbroadcast
 
 
+def _whole_float64(d: Any, x: Any, axis: Axis) -> bool:
+    """The common case of a reduction's rule: a float cotangent of the whole float64 array's result."""
+    return axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64
+
+
 @linear
 def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
-    if axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64:
+    if _whole_float64(d, x, axis):
         return broadcast(d, x.shape)  # the common case, without the conversions below
     xa = np.asarray(x)
     return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
@@ -26,7 +31,7 @@ def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
 @linear
 def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.mean(x, axis, keepdims=keepdims)`."""
-    if axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64 and x.size:
+    if _whole_float64(d, x, axis) and x.size:
         return broadcast(d / x.size, x.shape)  # the common case, without the conversions below
     xa = np.asarray(x)
     count = 1
