@@ -31,6 +31,7 @@ from .target import (
     expr_names,
     one_or_tuple,
 )
+from .vtypes import Float
 
 if TYPE_CHECKING:
     from .chad import Chad
@@ -102,7 +103,8 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
         replay.append(AccPop(c.acc, c.slot[p], c.ct[p]))
     for k in live:
         replay.append(Assign([carry[k]], Name(c.ct[state[k]])))
-    back.append(Replay(tape, record.names, replay, comment="the iterations, newest first"))
+    floats = tuple(carry[k] for k in live if isinstance(c.spec.types[state[k]], Float))
+    back.append(Replay(tape, record.names, replay, floats=floats, comment="the iterations, newest first"))
     for k in live:
         back += c.var(e.init[k], Name(carry[k]))
     fwd.append(Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", env=c.env(depth)))

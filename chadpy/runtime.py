@@ -90,6 +90,17 @@ def add_at(ct: object, key: object, d: object) -> object:
     return ct
 
 
+def scaled(ct: object, c: float) -> object:
+    """c * ct, a new cotangent (ct is left as it is: `add` may later update the result in place).
+    Cost: the size of ct's non-zero parts."""
+    if ct is Zero or ct is None:
+        return ct
+    if isinstance(ct, dict):
+        return {k: scaled(v, c) for k, v in ct.items()}
+    scale = getattr(ct, "scaled", None)  # a Scatter or Outers stays sparse
+    return c * ct if scale is None else scale(c)
+
+
 def tuple_part(d: object, k: object, zero: object) -> object:
     """The cotangent of component `k` of a tuple, from the tuple's cotangent `d`."""
     if d is Zero:

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import replace
 
 from .expressions import CallX, Lit, Name, Obj
+from .fuse import fuse
 from .target import (
     AccNew,
     AccOne,
@@ -60,8 +61,9 @@ def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     body = _in_defs(body, propagate_zeros)
     body = _in_defs(body, lambda b: propagate_copies(b, slots))
     body = _in_defs(body, remove_dead_cotangents)
-    fn = tidy(replace(fn, body=body), types)
-    return trim_tapes(replace(fn, body=_in_defs(fn.body, lambda b: propagate_copies(b, slots))))  # tidy's
+    fn = fuse(tidy(replace(fn, body=body), types))
+    body = _in_defs(fn.body, propagate_zeros)
+    return trim_tapes(replace(fn, body=_in_defs(body, lambda b: propagate_copies(b, slots))))  # tidy's, fuse's
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:

@@ -181,6 +181,7 @@ class Replay(Stmt):
     tape: str
     names: list[str]
     body: list[Stmt]
+    floats: tuple[str, ...] = field(default=(), kw_only=True)  # the carried cotangents that are floats (`fuse`)
 
     def binds(self) -> list[str]:
         return self.names
@@ -192,7 +193,13 @@ class Replay(Stmt):
         return [self.body]
 
     def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
-        return replace(self, tape=name(self.tape), names=[name(n) for n in self.names], body=body(self.body))
+        return replace(
+            self,
+            tape=name(self.tape),
+            names=[name(n) for n in self.names],
+            body=body(self.body),
+            floats=tuple(map(name, self.floats)),
+        )
 
 
 @dataclass(eq=False)

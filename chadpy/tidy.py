@@ -13,6 +13,9 @@
    later `dx = add_index(dx, v, x, i)` (the derivative of `x[i] * x[i]`), are added first:
    `dx = add_index(dx, u + v, x, i)`, one one-hot instead of two.
 
+5. `literal_parts`: `dr = {1: dn}` read only as `tuple_part(dr, 1, 0.0)` (a loop's `break`
+   status pair) reads `dn` instead.
+
 Each keeps every value the same: only code that computes nothing new is left out.
 """
 
@@ -30,7 +33,7 @@ from .vtypes import INT, Arr, Float, VType
 
 
 def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
-    stmts = accumulate(empty_branches([fn]))
+    stmts = literal_parts(accumulate(empty_branches([fn])))
     if types:
         stmts = merge_one_hots(same_shapes(stmts, types), types)
     return stmts[0]
@@ -74,6 +77,10 @@ def accumulate(stmts: list[Stmt]) -> list[Stmt]:
         return [_add(s) if isinstance(s, Accum) and not s.real else s for s in body]
 
     return _in_lists(stmts, lower)
+
+
+# the in-place additions `accumulate` writes: `dx = adder(dx, ...)` adds into dx
+ADDERS = (runtime.add_at, arrays.add_index, array_rules.add_matmul_ct_a)
 
 
 def _add(s: Accum) -> Stmt:
@@ -208,3 +215,46 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
         return [s for s in out if s is not None]
 
     return _in_lists(stmts, merge)
+
+
+# ------------------------------------------------------------------ 5. parts of a literal
+
+
+def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
+    bound = Counter(n for s in walk(stmts) for n in s.binds())
+    added = {s.name for s in walk(stmts) if isinstance(s, Accum)}
+
+    def fixed(e: Expr) -> bool:  # means the same wherever it is read
+        return isinstance(e, Lit) or isinstance(e, Name) and bound[e.id] == 1 and e.id not in added
+
+    literals: dict[str, dict] = {}
+    for s in walk(stmts):
+        if isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, DictX):
+            keys, values = s.value.keys, s.value.values
+            if bound[s.targets[0]] == 1 and all(isinstance(k, Lit) for k in keys) and all(map(fixed, values)):
+                literals[s.targets[0]] = {k.value: v for k, v in zip(keys, values)}
+    if not literals:
+        return stmts
+    parts = Counter(e.args[0].id for e in iter_exprs(stmts) if _part_of(e, literals))
+    reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
+    reads.update(n for s in walk(stmts) for n in s.reads())
+    literals = {v: d for v, d in literals.items() if reads[v] == parts[v]}  # read only by tuple_part
+
+    def read(e: Expr) -> Expr:
+        return literals[e.args[0].id].get(e.args[1].value, e.args[2]) if _part_of(e, literals) else e
+
+    def drop(body: list[Stmt]) -> list[Stmt]:
+        return [s for s in body if not (isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in literals)]
+
+    return _in_lists(_map_exprs_in(stmts, lambda e: map_exprs(e, read)), drop)
+
+
+def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
+    """e is `tuple_part(v, k, zero)` of a literal v with a literal key k."""
+    return (
+        _calls(e, runtime.tuple_part)
+        and len(e.args) == 3
+        and isinstance(e.args[0], Name)
+        and e.args[0].id in literals
+        and isinstance(e.args[1], Lit)
+    )

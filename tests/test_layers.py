@@ -69,6 +69,7 @@ ORDER = [
     "chad",
     "fig2",
     "tidy",
+    "fuse",
     "simplify",
     "codegen",
     "build",

@@ -45,18 +45,15 @@ def early_return_chad(x):
             dretval = 0.0  # scope retval
             dnext_2 = dx_1_carry
             dnext_3 = dretval_carry
-            dresult = {1: dnext_2, 2: dnext_3}
             # line 47: if x > 3.0:
             if cond:  # the branch taken forward
                 # line 48: return x * i
-                dx_1 += tuple_part(dresult, 1, 0.0)
-                dmul = tuple_part(dresult, 2, 0.0)
-                dx_1 += dmul * i
+                dx_1 += dnext_2
+                dx_1 += dnext_3 * i
             else:
                 # line 49: x = x * 1.5
-                dx_2 = tuple_part(dresult, 1, 0.0)
-                dretval += tuple_part(dresult, 2, 0.0)
-                dx_1 += dx_2 * 1.5
+                dretval += dnext_3
+                dx_1 += dnext_2 * 1.5
             dx_1_carry = dx_1
             dretval_carry = dretval
         dx = dx_1_carry
