@@ -33,6 +33,9 @@ import numpy as np
 
 from .runtime import Zero, scaled
 
+_FLOAT64 = np.dtype(np.float64)
+_REALS = (float, np.float64)  # the scalars a float64 vector's columns hold
+
 Axis = int | tuple[int, ...] | None
 IntTuple = tuple[int, ...]
 
@@ -124,10 +127,12 @@ class Scatter:
 
     Its value is `base + sum of (zeros with value added at index)` over `items`. A value may
     itself be a Scatter (the cotangent of `x[i]` when `x[i]` was indexed again): `densify`
-    composes int indices so that nested lookups `A[i][j]` stay O(1) per element.
+    composes int indices so that nested lookups `A[i][j]` stay O(1) per element. The commonest
+    items, a float at an int index of a float64 vector (a loop's `x[i]`), are kept apart in two
+    lists, `at` and `values` (no tuple each; summed by one `np.add.at`, their types known).
     """
 
-    __slots__ = ("shape", "dtype", "base", "items", "owned")
+    __slots__ = ("shape", "dtype", "base", "items", "owned", "at", "values")
     # makes `ndarray + Scatter` return NotImplemented, so Python falls back to Scatter.__radd__
     __array_ufunc__ = None
 
@@ -137,10 +142,26 @@ class Scatter:
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
         self.owned = False  # base is a full-shape array nobody else refers to (`buffers.owned`): added in place
+        self.at: list[int] | None = None  # with `values`: the columns, if this is a float64 vector's cotangent
+        self.values: list[float] | None = None
+
+    def count(self) -> int:
+        """How many index contributions it holds."""
+        return len(self.items) + (0 if self.at is None else len(self.at))
+
+    def _add_columns(self, out: np.ndarray) -> None:
+        if self.at:
+            np.add.at(out, np.array(self.at, np.intp), np.array(self.values, np.float64))
+
+    def _spill(self) -> None:
+        """The columns as items (for code that reads items only)."""
+        if self.at is not None:
+            self.items.extend(zip(self.at, self.values))
+            self.at = self.values = None
 
     def __repr__(self) -> str:
         base = "None" if self.base is None else "..."
-        return f"Scatter(shape={self.shape}, dtype={self.dtype}, base={base}, items={len(self.items)})"
+        return f"Scatter(shape={self.shape}, dtype={self.dtype}, base={base}, items={self.count()})"
 
     def _add_base(self, other: Any) -> None:
         # `base + other` is a new array: neither operand may be written (dense cotangents are shared)
@@ -161,14 +182,21 @@ class Scatter:
             else:
                 np.add.at(self.base, index, value)
         self.items.clear()
+        self._add_columns(self.base)
+        self.at = self.values = None
 
     def __add__(self, other: Any) -> Any:
         if other is Zero or other is None:
             return self
         if isinstance(other, Scatter):
             # affine use: both are uniquely owned, so extend the longer one (cost: the shorter one)
-            big, small = (self, other) if len(self.items) >= len(other.items) else (other, self)
+            big, small = (self, other) if self.count() >= other.count() else (other, self)
             big.items.extend(small.items)
+            if big.at is None:
+                big.at, big.values = small.at, small.values
+            elif small.at is not None:
+                big.at.extend(small.at)
+                big.values.extend(small.values)
             if small.base is not None:
                 big._add_base(small.base)
             return big
@@ -180,13 +208,16 @@ class Scatter:
     def scaled(self, c: float) -> Any:
         """c times this cotangent, a new one: O(its items), however large the array (dense when the
         items are at least a quarter of its size: that costs O(items) too)."""
-        if self.base is None and 4 * len(self.items) >= math.prod(self.shape):
+        if self.base is None and 4 * self.count() >= math.prod(self.shape):
             out = self.densify()
             out *= c
             return out
         out = Scatter(self.shape, self.dtype)
         out.base = None if self.base is None else self.base * c
         out.items = [(index, scaled(value, c)) for index, value in self.items]
+        if self.at is not None:
+            out.at = list(self.at)
+            out.values = (np.array(self.values, np.float64) * c).tolist()
         return out
 
     def densify(self) -> np.ndarray:
@@ -200,6 +231,7 @@ class Scatter:
             np.add.at(out, *elements)
         else:
             self._add_items(out)
+        self._add_columns(out)
         return out
 
     def _elements(self) -> tuple[tuple[np.ndarray, ...], np.ndarray] | None:
@@ -256,6 +288,7 @@ class Scatter:
                     continue
                 full = prefix + ints
                 if isinstance(value, Scatter):
+                    value._spill()
                     nested: list[tuple[Any, Any]] = []
                     other: list[tuple[Any, Any]] = []
                     for item in value.items:
@@ -374,15 +407,23 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     if d is Zero or d is None:
         return Zero
     s = Scatter(x.shape, _dtype_of(x))  # the attribute, not np.shape: O(1) under every cost model
-    s.items.append((index, d))
+    if type(d) in _REALS and type(index) is int and len(s.shape) == 1 and s.dtype is _FLOAT64:
+        s.at, s.values = [index], [d]
+    else:
+        s.items.append((index, d))
     return s
 
 
 def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
     """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter."""
-    if type(ct) is Scatter and d is not Zero and d is not None and type(d) is not Scatter:
-        ct.items.append((index, d))
-        return ct
+    if type(ct) is Scatter:
+        if ct.at is not None and type(d) in _REALS and type(index) is int:
+            ct.at.append(index)
+            ct.values.append(d)
+            return ct
+        if d is not Zero and d is not None and type(d) is not Scatter:
+            ct.items.append((index, d))
+            return ct
     one = index_ct(d, x, index)
     return one if ct is Zero else ct + one
 

@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from chadpy import arrays
+from chadpy import arrays, buffers, runtime
 from chadpy.array_rules import (
     clip_ct,
     dot_ct_a,
@@ -30,7 +30,7 @@ from chadpy.array_rules import (
     where_ct_a,
     where_ct_b,
 )
-from chadpy.arrays import Scatter, dense, index_ct, ndarray_of, to_user_array, unbroadcast
+from chadpy.arrays import Scatter, add_index, dense, index_ct, ndarray_of, to_user_array, unbroadcast
 from chadpy.reduction_rules import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
 from chadpy.runtime import Zero, add
 from chadpy.shape_rules import concatenate_ct, reshape_ct, stack_ct, transpose_ct
@@ -126,7 +126,7 @@ def test_index_ct_matches_finite_differences(rng, shape, index):
     f = lambda v: v[index]
     d = random_ct(rng, f(x))
     ct = index_ct(d, x, index)
-    assert isinstance(ct, Scatter) and ct.shape == x.shape and ct.base is None and len(ct.items) == 1
+    assert isinstance(ct, Scatter) and ct.shape == x.shape and ct.base is None and ct.count() == 1
     check_vjp(f, x, ct, d)
 
 
@@ -178,7 +178,7 @@ def test_densify_mixes_groups_of_every_index_kind(rng):
         if value is not Zero:
             np.add.at(expected, index, value)
         s = add(s, index_ct(value, x, index))
-    assert len(s.items) == len(contributions) - 1  # index_ct(Zero) is Zero
+    assert s.count() == len(contributions) - 1  # index_ct(Zero) is Zero
     np.testing.assert_allclose(s.densify(), expected)
 
 
@@ -406,7 +406,7 @@ def test_scatter_plus_scatter_extends_the_longer_in_place():
     big = index_ct(1.0, x, 0) + index_ct(2.0, x, 1) + index_ct(3.0, x, 2)
     small = index_ct(4.0, x, 0)
     assert small + big is big
-    assert len(big.items) == 4
+    assert big.count() == 4
     other = index_ct(5.0, x, 4)
     assert big + other is big
     np.testing.assert_array_equal(big.densify(), [5.0, 2.0, 3.0, 0.0, 5.0])
@@ -417,7 +417,7 @@ def test_scatter_plus_scatter_keeps_every_item_of_both():
     a = index_ct(1.0, x, 0) + index_ct(2.0, x, 1) + index_ct(4.0, x, 1)
     b = index_ct(8.0, x, 5) + index_ct(16.0, x, 4) + index_ct(32.0, x, 0) + index_ct(64.0, x, 3)
     total = a + b
-    assert len(total.items) == 7
+    assert total.count() == 7
     np.testing.assert_array_equal(total.densify(), [33.0, 6.0, 0.0, 64.0, 16.0, 8.0])
 
 
@@ -470,7 +470,7 @@ def test_one_hots_never_allocate_the_array_before_densify():
     finally:
         tracemalloc.stop()
     assert peak < x.nbytes // 20, peak
-    assert isinstance(s, Scatter) and s.base is None and len(s.items) == k + 1
+    assert isinstance(s, Scatter) and s.base is None and s.count() == k + 1
     out = s.densify()
     assert out.sum() == k
     assert out[(5 * 7919) % n] == 1.0
@@ -831,3 +831,31 @@ def test_module_has_no_mutable_state():
     mutable = (list, dict, set, bytearray, np.ndarray)
     offenders = [name for name, v in vars(arrays).items() if not name.startswith("__") and isinstance(v, mutable)]
     assert offenders == []
+
+
+def test_a_vectors_one_hots_in_columns_sum_like_items():
+    """Float one-hots at int indices of a float64 vector go to the columns (`at`, `values`), the
+    rest to the items; every way of reading the Scatter sees both."""
+    x = np.zeros(6)
+    s = Zero
+    expected = np.zeros(6)
+    for i, v in [(1, 0.5), (3, np.float64(2.0)), (-1, 1.25), (1, 4.0)]:
+        s = add_index(s, v, x, i)
+        expected[i] += v
+    s = add_index(s, np.array([1.0, 2.0]), x, slice(0, 2))  # an item
+    expected[0:2] += [1.0, 2.0]
+    assert s.count() == 5 and len(s.at) == 4
+    other = add_index(index_ct(8.0, x, 2), 16.0, x, 2)
+    total = other + s  # the shorter one's columns join the longer one's
+    expected[2] += 24.0
+    np.testing.assert_array_equal(total.densify(), expected)
+    np.testing.assert_array_equal(runtime.scaled(total, -2.0), -2.0 * expected)
+    buffer = buffers.owned(total, x)
+    buffer = add_index(buffer, 3.0, x, 5)
+    buffer.fold()
+    expected[5] += 3.0
+    np.testing.assert_array_equal(buffer.base, expected)
+    A = np.zeros((3, 4))
+    nested = index_ct(add_index(index_ct(1.5, A[2], 1), 2.5, A[2], 3), A, 2)  # A[2][1], A[2][3]
+    np.testing.assert_array_equal(nested.densify()[2], [0.0, 1.5, 0.0, 2.5])
+    assert index_ct(1.0, np.zeros(3, np.float32), 0).at is None  # float32: items, NumPy's casting
