@@ -129,10 +129,10 @@ class Scatter:
     itself be a Scatter (the cotangent of `x[i]` when `x[i]` was indexed again): `densify`
     composes int indices so that nested lookups `A[i][j]` stay O(1) per element. The commonest
     items, a float at an int index of a float64 vector (a loop's `x[i]`), are kept apart in two
-    lists, `at` and `values` (no tuple each; summed by one `np.add.at`, their types known).
+    lists, `columns` = (indices, values): no tuple each, summed by one `np.add.at`, types known.
     """
 
-    __slots__ = ("shape", "dtype", "base", "items", "owned", "at", "values")
+    __slots__ = ("shape", "dtype", "base", "items", "owned", "columns")
     # makes `ndarray + Scatter` return NotImplemented, so Python falls back to Scatter.__radd__
     __array_ufunc__ = None
 
@@ -142,22 +142,21 @@ class Scatter:
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
         self.owned = False  # base is a full-shape array nobody else refers to (`buffers.owned`): added in place
-        self.at: list[int] | None = None  # with `values`: the columns, if this is a float64 vector's cotangent
-        self.values: list[float] | None = None
+        self.columns: tuple[list[int], list[float]] | None = None  # a float64 vector's one-hots, if any
 
     def count(self) -> int:
         """How many index contributions it holds."""
-        return len(self.items) + (0 if self.at is None else len(self.at))
+        return len(self.items) + (0 if self.columns is None else len(self.columns[0]))
 
     def _add_columns(self, out: np.ndarray) -> None:
-        if self.at:
-            np.add.at(out, np.array(self.at, np.intp), np.array(self.values, np.float64))
+        at, values = self.columns
+        np.add.at(out, np.array(at, np.intp), np.array(values, np.float64))
 
     def _spill(self) -> None:
         """The columns as items (for code that reads items only)."""
-        if self.at is not None:
-            self.items.extend(zip(self.at, self.values))
-            self.at = self.values = None
+        if self.columns is not None:
+            self.items.extend(zip(*self.columns))
+            self.columns = None
 
     def __repr__(self) -> str:
         base = "None" if self.base is None else "..."
@@ -182,21 +181,23 @@ class Scatter:
             else:
                 np.add.at(self.base, index, value)
         self.items.clear()
-        self._add_columns(self.base)
-        self.at = self.values = None
+        if self.columns is not None:
+            self._add_columns(self.base)
+            self.columns = None
 
     def __add__(self, other: Any) -> Any:
         if other is Zero or other is None:
             return self
         if isinstance(other, Scatter):
             # affine use: both are uniquely owned, so extend the longer one (cost: the shorter one)
-            big, small = (self, other) if self.count() >= other.count() else (other, self)
+            big, small = (self, other) if len(self.items) >= len(other.items) else (other, self)
             big.items.extend(small.items)
-            if big.at is None:
-                big.at, big.values = small.at, small.values
-            elif small.at is not None:
-                big.at.extend(small.at)
-                big.values.extend(small.values)
+            if small.columns is not None:
+                if big.columns is None or len(big.columns[0]) < len(small.columns[0]):
+                    big.columns, small.columns = small.columns, big.columns  # extend the longer columns
+                if small.columns is not None:
+                    big.columns[0].extend(small.columns[0])
+                    big.columns[1].extend(small.columns[1])
             if small.base is not None:
                 big._add_base(small.base)
             return big
@@ -215,9 +216,9 @@ class Scatter:
         out = Scatter(self.shape, self.dtype)
         out.base = None if self.base is None else self.base * c
         out.items = [(index, scaled(value, c)) for index, value in self.items]
-        if self.at is not None:
-            out.at = list(self.at)
-            out.values = (np.array(self.values, np.float64) * c).tolist()
+        if self.columns is not None:
+            at, values = self.columns
+            out.columns = list(at), (np.array(values, np.float64) * c).tolist()
         return out
 
     def densify(self) -> np.ndarray:
@@ -229,9 +230,10 @@ class Scatter:
             out = np.array(np.broadcast_to(self.base, self.shape), dtype=self.dtype)  # one copy, no zero fill
         if elements is not None:
             np.add.at(out, *elements)
-        else:
+        elif self.items:
             self._add_items(out)
-        self._add_columns(out)
+        if self.columns is not None:
+            self._add_columns(out)
         return out
 
     def _elements(self) -> tuple[tuple[np.ndarray, ...], np.ndarray] | None:
@@ -407,23 +409,26 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     if d is Zero or d is None:
         return Zero
     s = Scatter(x.shape, _dtype_of(x))  # the attribute, not np.shape: O(1) under every cost model
-    if type(d) in _REALS and type(index) is int and len(s.shape) == 1 and s.dtype is _FLOAT64:
-        s.at, s.values = [index], [d]
-    else:
-        s.items.append((index, d))
+    s.items.append((index, d))
     return s
 
 
 def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
-    """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter."""
+    """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter (a float at
+    an int index of a float64 vector to its columns: a loop's one-hots)."""
     if type(ct) is Scatter:
-        if ct.at is not None and type(d) in _REALS and type(index) is int:
-            ct.at.append(index)
-            ct.values.append(d)
+        if ct.columns is not None and type(d) in _REALS and type(index) is int:
+            at, values = ct.columns
+            at.append(index)
+            values.append(d)
             return ct
         if d is not Zero and d is not None and type(d) is not Scatter:
             ct.items.append((index, d))
             return ct
+    elif ct is Zero and type(d) in _REALS and type(index) is int and len(x.shape) == 1 and x.dtype is _FLOAT64:
+        s = Scatter(x.shape, _FLOAT64)
+        s.columns = [index], [d]
+        return s
     one = index_ct(d, x, index)
     return one if ct is Zero else ct + one
 

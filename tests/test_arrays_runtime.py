@@ -844,7 +844,7 @@ def test_a_vectors_one_hots_in_columns_sum_like_items():
         expected[i] += v
     s = add_index(s, np.array([1.0, 2.0]), x, slice(0, 2))  # an item
     expected[0:2] += [1.0, 2.0]
-    assert s.count() == 5 and len(s.at) == 4
+    assert s.count() == 5 and len(s.columns[0]) == 4
     other = add_index(index_ct(8.0, x, 2), 16.0, x, 2)
     total = other + s  # the shorter one's columns join the longer one's
     expected[2] += 24.0
@@ -858,4 +858,4 @@ def test_a_vectors_one_hots_in_columns_sum_like_items():
     A = np.zeros((3, 4))
     nested = index_ct(add_index(index_ct(1.5, A[2], 1), 2.5, A[2], 3), A, 2)  # A[2][1], A[2][3]
     np.testing.assert_array_equal(nested.densify()[2], [0.0, 1.5, 0.0, 2.5])
-    assert index_ct(1.0, np.zeros(3, np.float32), 0).at is None  # float32: items, NumPy's casting
+    assert add_index(Zero, 1.0, np.zeros(3, np.float32), 0).columns is None  # float32: items, NumPy's casting
