@@ -96,6 +96,15 @@ def broadcast(d: Any, shape: IntTuple) -> np.ndarray:
     return view
 
 
+_NOTHING = bytes(16)  # the one element of every stand-in (the widest dtype chadpy makes is complex128)
+
+
+def like(x: np.ndarray) -> np.ndarray:
+    """A stand-in for x where only its shape and dtype are read: a read-only zero-stride array of
+    x's shape and dtype over 16 zero bytes, so x's memory can be freed."""
+    return np.ndarray(x.shape, x.dtype, _NOTHING, 0, (0,) * x.ndim)
+
+
 def ndarray_of(d: Any) -> np.ndarray:
     """A non-Zero cotangent as an ndarray (no copy unless it is a Scatter)."""
     if type(d) is np.ndarray:

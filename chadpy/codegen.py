@@ -32,6 +32,7 @@ from .target import (
     Assign,
     Break,
     Def,
+    Del,
     Do,
     For,
     If,
@@ -155,6 +156,8 @@ def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
         return gast.Return(g(s.value))
     if isinstance(s, Do):
         return gast.Expr(g(s.value))
+    if isinstance(s, Del):
+        return gast.Delete([_name(n, gast.Del()) for n in s.names])
     if isinstance(s, Break):
         return gast.Break()
     if isinstance(s, Record):

@@ -34,6 +34,7 @@ from collections import Counter
 
 from . import arrays
 from .expressions import BinOp, CallX, Expr, Lit, Name, Obj, UnaryOp
+from .names import NameSupply
 from .primitives import ZERO
 from .runtime import Zero, scaled
 from .target import (
@@ -56,13 +57,13 @@ from .tidy import ADDERS
 
 def fuse(fn: Def) -> Def:
     """fn with each replay that carries one unchanged float cotangent accumulated forward."""
-    taken = local_names([fn]) | expr_names([fn])
+    names = NameSupply(local_names([fn]) | expr_names([fn]))
     for replay in reversed([s for s in walk([fn]) if isinstance(s, Replay)]):  # innermost first
-        _fuse(fn, replay, taken)
+        _fuse(fn, replay, names)
     return fn
 
 
-def _fuse(fn: Def, replay: Replay, taken: set[str]) -> None:
+def _fuse(fn: Def, replay: Replay, names: NameSupply) -> None:
     path = _path(fn.body, replay)[:-1]
     bp = next((s for s in reversed(path) if isinstance(s, Def)), None)
     if bp is None or len(replay.floats) != 1:
@@ -84,7 +85,7 @@ def _fuse(fn: Def, replay: Replay, taken: set[str]) -> None:
         if outer_record is None or outer_record[0] is not start[0] or outer_record[1] < start[1]:
             return
     base = carry.removesuffix("_carry")
-    per = {n: _fresh(f"{n}_per_{base}", taken) for n in unit.sums}
+    per = {n: names.fresh(f"{n}_per_{base}") for n in unit.sums}
     real = {n: all(isinstance(s, Accum) and s.real for s in walk(replay.body) if _added(s) == n) for n in per}
 
     # forward: the sums start where the tape did, and each iteration adds its part per unit of the carry
@@ -341,13 +342,4 @@ def _bound_outside(stmts: list[Stmt], skip: Stmt) -> set[str]:
             out.update(s.binds())
         for body in s.bodies():
             out |= _bound_outside(body, skip)
-    return out
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    k, out = 1, name
-    while out in taken:
-        k += 1
-        out = f"{name}_{k}"
-    taken.add(out)
     return out

@@ -93,8 +93,8 @@ def add_at(ct: object, key: object, d: object) -> object:
 def scaled(ct: object, c: float) -> object:
     """c * ct, a new cotangent (ct is left as it is: `add` may later update the result in place).
     Cost: the size of ct's non-zero parts."""
-    if ct is Zero or ct is None:
-        return ct
+    if ct is Zero or ct is None or c is Zero:
+        return Zero if c is Zero else ct
     if isinstance(ct, dict):
         return {k: scaled(v, c) for k, v in ct.items()}
     scale = getattr(ct, "scaled", None)  # a Scatter or Outers stays sparse

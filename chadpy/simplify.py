@@ -28,6 +28,7 @@ from dataclasses import replace
 
 from .expressions import CallX, Lit, Name, Obj
 from .fuse import fuse
+from .release import release
 from .target import (
     AccNew,
     AccOne,
@@ -63,7 +64,8 @@ def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     body = _in_defs(body, remove_dead_cotangents)
     fn = fuse(tidy(replace(fn, body=body), types))
     body = _in_defs(fn.body, propagate_zeros)
-    return trim_tapes(replace(fn, body=_in_defs(body, lambda b: propagate_copies(b, slots))))  # tidy's, fuse's
+    fn = trim_tapes(replace(fn, body=_in_defs(body, lambda b: propagate_copies(b, slots))))  # tidy's, fuse's
+    return release(fn, types) if types else fn
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:

@@ -214,6 +214,19 @@ class Return(Stmt):
 
 
 @dataclass(eq=False)
+class Del(Stmt):
+    """`del a, b`: the forward pass lets go of arrays nothing reads any more (`release`)."""
+
+    names: list[str]
+
+    def reads(self) -> list[str]:
+        return self.names
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(self, names=[name(n) for n in self.names])
+
+
+@dataclass(eq=False)
 class Do(Stmt):
     """An expression evaluated for its effect (a call)."""
 

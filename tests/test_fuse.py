@@ -270,7 +270,36 @@ def empty_loop_then_a_dict(xs0):
     return 2.0
 
 
+PAIR = (1.0, 1.0)
+
+
+class Box:
+    def __init__(self, a, b):
+        self.a = a
+        self.c = math.atan(b**2)
+        self.b = abs(a)
+        self.a -= math.atan(-self.a)
+
+
+class SubBox(Box):
+    def total(self, t):
+        s4 = math.tanh(t * self.b if self.c > 0.1 and 0.3 < 0.1 else t + self.c)
+        dct0 = {"w": PAIR[0], "b": s4, "bias": PAIR[1]}  # noqa: F841
+        return s4
+
+
+def sum_into_an_unused_object(v0):
+    """The sum's cotangent is `Zero`: it only reaches an object nobody reads (seed 6108: a TypeError)."""
+    ob0 = SubBox(0.5, 0.5)
+    s5 = 0.0
+    for i in range(len(v0)):
+        s5 = s5 + v0[i]
+    ob0 = SubBox(ob0.a, s5)  # noqa: F841
+    return np.mean(v0)
+
+
 FOUND = {
+    sum_into_an_unused_object: ((rand_array(34, 3),), 0),
     inner_sum_of_an_unused_element: ((rand_array(30, 3), rand_list(31, 3), rand_array(32, 2)), (0, 2)),
     zero_read_in_a_branch: (({"bias": -0.12, "w": 0.06, "c": -0.77},), 0),
     empty_loop_then_a_dict: ((rand_list(33, 3),), 0),

@@ -70,6 +70,7 @@ ORDER = [
     "fig2",
     "tidy",
     "fuse",
+    "release",
     "simplify",
     "codegen",
     "build",

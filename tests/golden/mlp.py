@@ -2,17 +2,22 @@
 def mlp_chad(W1, b1, W2, x):
     # line 28: h = np.tanh(W1 @ x + b1)
     matmul = W1 @ x
+    matmul_like = like(matmul)  # for its shape: the array is let go
     added = matmul + b1
+    del matmul
     h = np.tanh(added)
+    del added
     y = W2 @ h  # line 29: y = W2 @ h
     # line 30: return np.sum(y * y)
     mul = y * y
+    mul_like = like(mul)  # for its shape: the array is let go
     total = np.sum(mul)
+    del mul
     # run: the backpropagator of mlp, cotangents of its parameters (slots W1=0, b1=1, W2=2, x=3)
     def mlp_bp(d):
         # line 30: return np.sum(y * y)
-        dmul = sum_ct(d, mul, None, False)
-        d_dense_2 = dense(dmul, mul)
+        dmul = sum_ct(d, mul_like, None, False)
+        d_dense_2 = dense(dmul, mul_like)
         dy = d_dense_2 * y
         dy = add(dy, d_dense_2 * y)
         # line 29: y = W2 @ h
@@ -21,7 +26,7 @@ def mlp_chad(W1, b1, W2, x):
         # line 28: h = np.tanh(W1 @ x + b1)
         d_dense_1 = dense(dh, h)
         dadded = d_dense_1 * (1.0 - h * h)
-        dmatmul = unbroadcast(dadded, matmul)
+        dmatmul = unbroadcast(dadded, matmul_like)
         db1 = unbroadcast(dadded, b1)
         dW1 = matmul_ct_a(dmatmul, W1, x)
         dx = matmul_ct_b(dmatmul, W1, x)
