@@ -14,10 +14,14 @@ Python function, these passes are safe and turn it into straight adjoint code:
 6. `remove_dead_cotangents`: cotangents nobody reads are not computed.
 7. `tidy` (`tidy.py`): no empty branches, one-hot contributions added in place, no
    `unbroadcast` where the shapes cannot differ.
-8. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
+8. `fuse` (`fuse.py`): a loop that carries one float cotangent unchanged adds its reverse
+   pass up in the forward pass, per unit of that cotangent, and keeps no tape.
+9. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
+10. `release` (`release.py`): arrays the backward pass reads only for their shape are let go
+   in the forward pass.
 
-The primal statements are never touched: the forward pass runs exactly the
-user's operations, in the user's order.
+The forward pass runs exactly the user's operations, in the user's order: the passes only
+add statements to it (`fuse`'s sums, `release`'s stand-ins and `del`s).
 """
 
 from __future__ import annotations
