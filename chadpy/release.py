@@ -9,7 +9,8 @@ the backward pass reads a stand-in instead (`x_like = like(x)`: zero strides ove
 the forward pass deletes x after its last use there (`del x`), as the primal would. An array the
 backward pass does not read at all is deleted the same way.
 
-Only arrays bound once, at the top level of the function (not its parameters), are released.
+Only arrays an operation made (arithmetic, a NumPy function: not a view, a parameter or a
+buffer written in place), bound once at the top level of the function, are released.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from . import arrays, reduction_rules
-from .expressions import CallX, Expr, Name, Obj, call
+import numpy as np
+
+from . import arrays, buffers, reduction_rules
+from .expressions import BinOp, CallX, Expr, Name, Obj, UnaryOp, call
 from .names import NameSupply
-from .target import Assign, Def, Del, Stmt, expr_names, local_names, map_exprs, walk
+from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, walk
 from .vtypes import Arr, VType
 
 # the functions that read only the shape and dtype of the argument at this position
@@ -39,10 +42,11 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
         if isinstance(s, Assign)
         and len(s.targets) == 1
         and bound[s.targets[0]] == 1
-        and s.targets[0] not in fn.params
         and _array(types.get(s.targets[0]))
+        and _made(s.value)
     ]
-    free = [n for n in arrays_bound if not value_reads[n]]
+    written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}  # the same object lives on
+    free = [n for n in arrays_bound if not value_reads[n] and n not in written]
     if not free:
         return fn
     names = NameSupply(local_names([fn]) | expr_names([fn]))
@@ -60,6 +64,27 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
         if done:
             body.append(Del(done, loc=s.loc))
     return replace(fn, body=body)
+
+
+def _made(e: Expr) -> bool:
+    """e makes a new array (arithmetic, a NumPy function): not a view, not a buffer written in place."""
+    if isinstance(e, (BinOp, UnaryOp)):
+        return True
+    if isinstance(e, CallX) and isinstance(e.func, Obj):
+        f = e.func.obj
+        return isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy")
+    return False
+
+
+def _writes_into(e: Expr) -> bool:
+    """e writes into its first argument and returns it (`store(out, k, v)`, a view's write-back)."""
+    return (
+        isinstance(e, CallX)
+        and isinstance(e.func, Obj)
+        and e.func.obj in (buffers.store, buffers.written_back, buffers.viewed_again)
+        and bool(e.args)
+        and isinstance(e.args[0], Name)
+    )
 
 
 def _array(t: VType | None) -> bool:
