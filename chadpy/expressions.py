@@ -199,6 +199,13 @@ class ListX(Expr):
         return ListX(parts)
 
 
+def is_zero(e: object) -> bool:
+    """e is a zero cotangent written out: the float `0.0` or `Zero`."""
+    return (isinstance(e, Lit) and e.value == 0.0 and isinstance(e.value, float)) or (
+        isinstance(e, Obj) and repr(e.obj) == "Zero"
+    )
+
+
 def lift(o: object) -> Expr:
     return o if isinstance(o, Expr) else Lit(o)
 

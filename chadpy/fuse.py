@@ -33,10 +33,10 @@ from __future__ import annotations
 from collections import Counter
 
 from . import arrays
-from .expressions import BinOp, CallX, Expr, Lit, Name, Obj, UnaryOp
+from .expressions import BinOp, CallX, Expr, Lit, Name, Obj, UnaryOp, is_zero
 from .names import NameSupply
 from .primitives import ZERO
-from .runtime import Zero, scaled
+from .runtime import scaled
 from .target import (
     Accum,
     Assign,
@@ -45,6 +45,7 @@ from .target import (
     Record,
     Replay,
     Stmt,
+    count_statements,
     expr_names,
     iter_exprs,
     local_names,
@@ -170,9 +171,7 @@ class _Unit:
             self.zeros.discard(name)
             if copies:
                 self.same.add(name)
-            elif isinstance(s, Assign) and (
-                _is_zero(s.value) or isinstance(s.value, Name) and s.value.id in self.zeros
-            ):
+            elif isinstance(s, Assign) and (is_zero(s.value) or isinstance(s.value, Name) and s.value.id in self.zeros):
                 self.zeros.add(name)
             if name != self.carry:
                 out.append(t)
@@ -209,7 +208,7 @@ class _Unit:
             value = s.value.args[1]
         else:
             return False
-        return _is_zero(value) or isinstance(value, Name) and value.id in self.zeros
+        return is_zero(value) or isinstance(value, Name) and value.id in self.zeros
 
     def one(self, e: Expr) -> Expr:
         """e with the names in `same` read as 1.0, and `1.0 * x` as x."""
@@ -238,7 +237,7 @@ def _live(body: list[Stmt], kept: set[str]) -> list[Stmt]:
         for s in walk(body):
             reads |= (_names(s.exprs()) | set(s.reads())) - {_added(s)}
         out = _drop_unread(body, reads)
-        if sum(1 for _ in walk(out)) == sum(1 for _ in walk(body)):
+        if count_statements(out) == count_statements(body):
             return out
         body = out
 
@@ -302,10 +301,6 @@ def _without_copies(body: list[Stmt]) -> list[Stmt]:
 
 def _is_one(e: Expr) -> bool:
     return isinstance(e, Lit) and type(e.value) is float and e.value == 1.0
-
-
-def _is_zero(e: Expr) -> bool:
-    return isinstance(e, Lit) and type(e.value) is float and e.value == 0.0 or isinstance(e, Obj) and e.obj is Zero
 
 
 def _path(stmts: list[Stmt], target: Stmt) -> list[Stmt]:

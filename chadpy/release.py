@@ -23,7 +23,7 @@ import numpy as np
 from . import arrays, buffers, reduction_rules
 from .expressions import BinOp, CallX, Expr, Name, Obj, UnaryOp, call
 from .names import NameSupply
-from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, walk
+from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, mentioned, walk
 from .vtypes import Arr, VType
 
 # the functions that read only the shape and dtype of the argument at this position
@@ -52,7 +52,8 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
     names = NameSupply(local_names([fn]) | expr_names([fn]))
     stand_in = {n: names.fresh(n + "_like") for n in free if shape_reads[n]}
     old = [replace(s, body=_read_stand_ins(s.body, stand_in)) if isinstance(s, Def) else s for s in fn.body]
-    last = {n: max(i for i, s in enumerate(old) if n in _mentioned(s)) for n in free}
+    mentions = [mentioned(s) for s in old]
+    last = {n: max(i for i, names in enumerate(mentions) if n in names) for n in free}
     body: list[Stmt] = []
     for i, s in enumerate(old):
         body.append(s)
@@ -140,7 +141,3 @@ def _read_stand_ins(stmts: list[Stmt], stand_in: dict[str, str]) -> list[Stmt]:
         return [s.map(lambda n: n, lambda e: map_exprs(e, read), mapped) for s in body]
 
     return mapped(stmts)
-
-
-def _mentioned(s: Stmt) -> set[str]:
-    return expr_names([s]) | {n for t in walk([s]) for n in t.binds()}

@@ -30,7 +30,7 @@ import bisect
 from collections import Counter
 from dataclasses import replace
 
-from .expressions import CallX, Lit, Name, Obj
+from .expressions import CallX, Name, is_zero
 from .fuse import fuse
 from .release import release
 from .target import (
@@ -47,8 +47,10 @@ from .target import (
     Replay,
     Stmt,
     bodies,
+    count_statements,
     expr_names,
     iter_exprs,
+    mentioned,
     rename,
     walk,
     with_bodies,
@@ -188,28 +190,17 @@ def localize_accumulator(run: Def) -> Def:
 # ------------------------------------------------------------------ 4. zeros
 
 
-def _is_zero(e: object) -> bool:
-    return (isinstance(e, Lit) and e.value == 0.0 and isinstance(e.value, float)) or (
-        isinstance(e, Obj) and repr(e.obj) == "Zero"
-    )
-
-
-def _mentioned(s: Stmt) -> set[str]:
-    """The names s (or anything nested in it) reads or assigns."""
-    return expr_names([s]) | {t for x in walk([s]) if isinstance(x, Assign) for t in x.targets}
-
-
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
     out = [_nested(s, propagate_zeros) for s in stmts]
     mentions: dict[str, list[int]] = {}  # name -> the statements mentioning it, in order
     for k, s in enumerate(out):
-        for name in _mentioned(s):
+        for name in mentioned(s):
             mentions.setdefault(name, []).append(k)
     keep = [True] * len(out)
     for i, s in enumerate(out):
-        if isinstance(s, Accum) and _is_zero(s.value):  # `dx += 0` changes nothing
+        if isinstance(s, Accum) and is_zero(s.value):  # `dx += 0` changes nothing
             keep[i] = False
-        elif isinstance(s, Assign) and len(s.targets) == 1 and _is_zero(s.value):
+        elif isinstance(s, Assign) and len(s.targets) == 1 and is_zero(s.value):
             v = s.targets[0]
             later = mentions[v]
             k = bisect.bisect_right(later, i)
@@ -267,13 +258,9 @@ def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:
         # names read by anything but their own accumulation
         read = {e.id for e in iter_exprs(stmts) if isinstance(e, Name)}
         new = _drop_unread(stmts, read)
-        if _count(new) == _count(stmts):
+        if count_statements(new) == count_statements(stmts):
             return new
         stmts = new
-
-
-def _count(stmts: list[Stmt]) -> int:
-    return sum(1 for _ in walk(stmts))
 
 
 def _pure(e: object) -> bool:

@@ -383,6 +383,15 @@ def expr_names(node: object) -> set[str]:
     return out
 
 
+def mentioned(s: Stmt) -> set[str]:
+    """The names s (or anything nested in it) reads or binds."""
+    return expr_names([s]) | {n for x in walk([s]) for n in x.binds()}
+
+
+def count_statements(stmts: list[Stmt]) -> int:
+    return sum(1 for _ in walk(stmts))
+
+
 def local_names(stmts: list[Stmt]) -> set[str]:
     """Every name the generated code binds (targets, parameters, functions)."""
     return {n for s in walk(stmts) for n in s.binds()}
