@@ -19,12 +19,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import cost
-from .build import Derivative, build, generate_source, origin, typed_ir
+from .build import build, generate_source, origin, typed_ir
 from .cotangents import from_user, to_user
 from .errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from .primitives import lookup
+from .source import Watch
 from .stages import stage_named
-from .vtypes import REAL, Tup, VType, is_active, of_value
+from .vtypes import REAL, Float, Tup, VType, is_active, of_value
 
 _CACHE_ATTR = "__chad_cache__"
 _DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
@@ -43,11 +44,15 @@ def _api(f: Callable) -> Callable:
         try:
             return f(*args, **kwargs)
         except Exception as error:
-            _explain(error)
-            hidden = without_internal_frames(error.__traceback__)
-            raise error.with_traceback(hidden)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
+            raise _leaving(error)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
 
     return entry
+
+
+def _leaving(error: Exception) -> Exception:
+    """An error leaving an entry point, explained, with chadpy's frames hidden."""
+    _explain(error)
+    return error.with_traceback(without_internal_frames(error.__traceback__))
 
 
 def _explain(error: Exception) -> None:
@@ -141,7 +146,8 @@ def _derivative_function(f: Callable) -> Callable:
     return f
 
 
-_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})
+_NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})  # their shape is their type
+_FLOAT = frozenset({float})
 
 
 def _shape(v: Any) -> Any:
@@ -162,21 +168,6 @@ def _shape(v: Any) -> Any:
     if callable(v) and kind is not type:
         return v  # a function argument: its code (and the constants it reads) is part of the derivative
     return kind
-
-
-def _derivative(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str) -> Derivative:
-    """The cached derivative for these argument types, differentiated at `places` (built on first use)."""
-    if isinstance(fn, types.FunctionType):
-        cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
-    else:
-        cache = _PRIMITIVE_CACHES.setdefault(fn, {})
-    key = (places, tuple(map(_shape, values)), simplify, stage)
-    d = cache.get(key)
-    if d is None or not d.watch.still_valid():
-        sig = _signature(values, places)
-        d = cache[key] = build(fn, sig, stage_named(stage), simplify)
-    cache["last_sig"] = d.sig
-    return d
 
 
 def _bind(fn: Callable, args: tuple, kwargs: dict) -> tuple:
@@ -205,21 +196,73 @@ def _argnums(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
     return tuple(i % nargs for i in nums)
 
 
+class _Plan(NamedTuple):
+    """A derivative ready for calls with one argument signature: a gradient function keeps one per
+    argument shapes, so a repeated call skips binding, signature and cache-key work and rechecks
+    only the outside values the derivative read (`watch`)."""
+
+    forward: Callable
+    watch: Watch | None  # None if it read no outside value
+    sig: tuple[VType, ...]
+    result_type: VType
+    result_active: bool
+    seed_one: bool  # the result is a float: the seed 1.0 is passed as it is
+    places: tuple[Place, ...]
+    floats: bool  # the places are all the parameters, in order, each given a Python float
+    loc: Loc
+    cache: dict  # the function's derivative cache (its "last_sig" is what `source(f)` shows)
+
+
+def _plan(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str) -> _Plan:
+    """The cached derivative for these argument types, differentiated at `places` (built on first use)."""
+    if isinstance(fn, types.FunctionType):
+        cache: dict = fn.__dict__.setdefault(_CACHE_ATTR, {})
+    else:
+        cache = _PRIMITIVE_CACHES.setdefault(fn, {})
+    key = (places, tuple(map(_shape, values)), simplify, stage)
+    plan = cache.get(key)
+    if plan is None or plan.watch and not plan.watch.still_valid():
+        d = build(fn, _signature(values, places), stage_named(stage), simplify)
+        rt = d.result_type
+        every = places == tuple((p, None) for p in range(len(values)))
+        floats = every and all(type(v) is float and t.active for v, t in zip(values, d.sig))
+        plan = cache[key] = _Plan(
+            d.forward,
+            d.watch if d.watch.entries else None,
+            d.sig,
+            rt,
+            is_active(rt),
+            type(rt) is Float and rt.active,
+            places,
+            floats,
+            d.entry.fn.loc,
+            cache,
+        )
+    cache["last_sig"] = plan.sig
+    return plan
+
+
+def _user_cts(plan: _Plan, cts: tuple, values: tuple) -> tuple:
+    """The user's cotangents of the arguments at the plan's places."""
+    return tuple([_user_ct(cts, plan.sig, values, place) for place in plan.places])
+
+
+def _seed(plan: _Plan, ct: Any) -> Any:
+    """The output cotangent in chadpy's sparse form."""
+    return from_user(ct, plan.result_type) if plan.result_active else None
+
+
 def _vjp(target: Target, args: tuple, kwargs: dict, places: tuple[Place, ...], simplify: bool, stage: str):
     """Run the forward pass of `target`; return (result, pullback at `places`, the function's location).
     The pullback is plain (the callers are entry points already, or wrap it as one)."""
-    fn = target.fn
     values = target.values(args, kwargs)
-    d = _derivative(fn, values, places, simplify, stage)
-    sig = d.sig
-    result, backpropagator = d.forward(*values)
-    result_type = d.result_type
+    plan = _plan(target.fn, values, places, simplify, stage)
+    result, backpropagator = plan.forward(*values)
 
     def pullback(ct: Any) -> tuple:
-        cts = backpropagator(from_user(ct, result_type) if is_active(result_type) else None)
-        return tuple([_user_ct(cts, sig, values, place) for place in places])
+        return _user_cts(plan, backpropagator(_seed(plan, ct)), values)
 
-    return result, pullback, d.entry.fn.loc
+    return result, pullback, plan.loc
 
 
 def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
@@ -239,25 +282,67 @@ def _scalar_ct(fn: Callable, value: Any, loc: Loc) -> float:
     )
 
 
-def _value_and_grad(f: Callable, target: Target, argnums: Any, has_aux: bool, simplify: bool, stage: str) -> Callable:
-    """The plain function behind `value_and_grad` and `grad` (each wraps it once as an entry point)."""
+def _gradient_function(
+    f: Callable, argnums: Any, has_aux: bool, simplify: bool, stage: str, with_value: bool
+) -> Callable:
+    """The function `value_and_grad` (`with_value`) or `grad` returns: an entry point itself
+    (not wrapped in `_api`: a gradient call's fixed cost is part of the benchmark).
+
+    A call with all parameters given by position (the common case) finds its plan by the
+    shapes of its arguments alone; other calls bind their arguments first."""
+    target = _target(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
+    fn, bound = target.fn, target.bound
+    code = fn.__code__ if isinstance(fn, types.FunctionType) else None
+    stars = code is not None and code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    # the number of positional arguments that gives every parameter (None: any; -1: no number does)
+    positional = None if code is None else -1 if code.co_kwonlyargcount or stars else code.co_argcount - len(bound)
+    single = isinstance(argnums, int)
+    plans: dict[tuple, _Plan] = {}  # argument shapes -> plan, for calls of that form
     places_of: dict[int, tuple[Place, ...]] = {}  # where argnums land, for each number of positional arguments
 
-    def value_and_grad_f(*args: Any, **kwargs: Any) -> tuple:
+    def slow_plan(args: tuple, kwargs: dict, keyed: bool) -> tuple[_Plan, tuple]:
+        """The plan for a call not seen before (or whose derivative is stale), and its parameter values."""
         places = places_of.get(len(args))
         if places is None:  # after a bound method's instance; in `*args`
             places = places_of[len(args)] = target.places(_argnums(argnums, len(args)))
-        result, pullback, loc = _vjp(target, args, kwargs, places, simplify, stage)
-        if has_aux:
-            if not (isinstance(result, tuple) and len(result) == 2):
-                raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
-            seed: Any = (_scalar_ct(f, result[0], loc), None)
-        else:
-            seed = _scalar_ct(f, result, loc)
-        grads = pullback(seed)
-        return result, (grads[0] if isinstance(argnums, int) else grads)
+        values = target.values(args, kwargs)
+        plan = _plan(fn, values, places, simplify, stage)
+        if keyed:
+            plans[tuple(map(_shape, values))] = plan
+        return plan, values
 
-    return value_and_grad_f
+    @functools.wraps(_unwrap(f), updated=())
+    def gradient_function(*args: Any, **kwargs: Any) -> Any:
+        try:
+            values = (*bound, *args) if bound else args
+            keyed = not kwargs and (positional is None or positional == len(args))
+            plan = None
+            if keyed:
+                key = tuple(map(type, values))  # numbers' shapes, at C speed
+                plan = plans.get(key if _NUMBERS.issuperset(key) else tuple(map(_shape, values)))
+            if plan is None or plan.watch and not plan.watch.still_valid():
+                plan, values = slow_plan(args, kwargs, keyed)
+            plan.cache["last_sig"] = plan.sig
+            result, backpropagator = plan.forward(*values)
+            if has_aux:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
+                cts = backpropagator(_seed(plan, (_scalar_ct(f, result[0], plan.loc), None)))
+            elif type(result) is float and plan.seed_one:
+                cts = backpropagator(1.0)
+            else:
+                cts = backpropagator(_seed(plan, _scalar_ct(f, result, plan.loc)))
+            # floats as they are (a gradient call's fixed cost is part of the benchmark)
+            grads = cts if plan.floats and _FLOAT.issuperset(map(type, cts)) else _user_cts(plan, cts, values)
+            if single:
+                grads = grads[0]
+            if with_value:
+                return result, grads
+            return (grads, result[1]) if has_aux else grads
+        except Exception as error:
+            raise _leaving(error)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
+
+    return _derivative_function(gradient_function)
 
 
 @_api
@@ -269,9 +354,7 @@ def value_and_grad(
     stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
-    target = _target(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
-    value_and_grad_f = _value_and_grad(f, target, argnums, has_aux, simplify, stage)
-    return _derivative_function(_api(functools.wraps(_unwrap(f), updated=())(value_and_grad_f)))
+    return _gradient_function(f, argnums, has_aux, simplify, stage, with_value=True)
 
 
 @_api
@@ -282,16 +365,9 @@ def grad(
     simplify: bool = True,
     stage: str = "efficient",
 ) -> Callable:
-    """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`."""
-    vg = _value_and_grad(f, _target(f), argnums, has_aux, simplify, stage)
-
-    @_api
-    @functools.wraps(_unwrap(f), updated=())
-    def grad_f(*args: Any, **kwargs: Any) -> Any:
-        value, g = vg(*args, **kwargs)
-        return (g, value[1]) if has_aux else g
-
-    return _derivative_function(grad_f)
+    """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`;
+    with has_aux, `(gradient, aux)`."""
+    return _gradient_function(f, argnums, has_aux, simplify, stage, with_value=False)
 
 
 @_api
@@ -365,14 +441,14 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     target = _target(f)
     fn = target.fn
     values = cost.counted(target.values(args, {}))
-    d = _derivative(fn, values, target.places(range(len(args))), simplify, stage)
-    result, backpropagator = d.forward(*values)
+    plan = _plan(fn, values, target.places(range(len(args))), simplify, stage)
+    result, backpropagator = plan.forward(*values)
     if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
-        ct = _scalar_ct(fn, result, d.entry.fn.loc)
-    seed = from_user(ct, d.result_type) if is_active(d.result_type) else None
+        ct = _scalar_ct(fn, result, plan.loc)
+    seed = _seed(plan, ct)
     backpropagator(seed)  # warm up: first-call effects (imports, caches) are not the program's cost
     _, primal = cost.measure(lambda: fn(*values))
-    _, derivative = cost.measure(lambda: d.forward(*values)[1](seed))
+    _, derivative = cost.measure(lambda: plan.forward(*values)[1](seed))
     return CostReport(primal, derivative)
 
 
@@ -383,6 +459,7 @@ class Reverse:
         functools.update_wrapper(self, fn)
         self.__chad_wrapped__ = fn
         self.stage = stage_named(stage).name
+        self._gradients: dict[tuple[int, bool], Callable] = {}  # (number of arguments, with value) -> grad function
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.__chad_wrapped__(*args, **kwargs)
@@ -393,16 +470,21 @@ class Reverse:
             return self
         return Reverse(types.MethodType(self.__chad_wrapped__, instance), self.stage)
 
-    @_api
-    def grad(self, *args: Any, **kwargs: Any) -> Any:
-        """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""
-        _, g = self.value_and_grad(*args, **kwargs)
+    def _gradient(self, nargs: int, with_value: bool) -> Callable:
+        """The gradient function w.r.t. all `nargs` positional arguments (made once: its plans are kept)."""
+        g = self._gradients.get((nargs, with_value))
+        if g is None:
+            nums: int | tuple[int, ...] = 0 if nargs == 1 else tuple(range(nargs))
+            g = (value_and_grad if with_value else grad)(self.__chad_wrapped__, nums, stage=self.stage)
+            self._gradients[nargs, with_value] = g
         return g
 
-    @_api
+    def grad(self, *args: Any, **kwargs: Any) -> Any:
+        """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""
+        return self._gradient(len(args), False)(*args, **kwargs)
+
     def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple:
-        nums: int | tuple[int, ...] = 0 if len(args) == 1 else tuple(range(len(args)))
-        return value_and_grad(self.__chad_wrapped__, nums, stage=self.stage)(*args, **kwargs)
+        return self._gradient(len(args), True)(*args, **kwargs)
 
     @_api
     def vjp(self, *args: Any) -> tuple:

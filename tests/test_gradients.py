@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from math import cos as cosine
 from math import sin
 
+import numpy as np
 import pytest
 from fd import assert_close, assert_grad_matches_fd, assert_same, central_diff, no_explain
 from hypothesis import given
@@ -1092,6 +1093,46 @@ def test_module_constant_rebinding_invalidates_the_cache(monkeypatch):
     assert chad.grad(c_constants)(1.0) == SCALE + 2.0 * math.pi
     monkeypatch.setattr(module, "SCALE", 4.0)
     assert chad.grad(c_constants)(1.0) == 4.0 + 2.0 * math.pi
+
+
+def test_one_gradient_function_sees_a_rebinding(monkeypatch):
+    # a gradient function keeps its plans: a rebound constant must still reach it
+    g = chad.grad(c_constants)
+    assert g(1.0) == SCALE + 2.0 * math.pi
+    monkeypatch.setattr(sys.modules[__name__], "SCALE", 4.0)
+    assert g(1.0) == 4.0 + 2.0 * math.pi
+
+
+def first_row_sum(x, y):
+    return np.sum(x[0] * 3.0) + 0.0 * y
+
+
+def test_one_gradient_function_follows_its_arguments_types():
+    # one gradient function, called with arguments of other types and ranks: each gets its own derivative
+    g = chad.grad(first_row_sum, argnums=(0, 1))
+    rows = [np.ones(2), np.ones(2)]
+    for x in (np.ones(3), np.ones((2, 2)), np.ones((2, 2), np.float32), [1.0, 2.0], rows, np.arange(3), np.ones(3)):
+        dx, dy = g(x, 2.0)
+        if isinstance(x, np.ndarray) and x.dtype.kind == "i":
+            assert dx is None  # an int array is not differentiated
+        else:
+            want = np.zeros(np.shape(x))
+            want[0] = 3.0
+            assert type(dx) is type(x) and np.array_equal(dx, want)
+            assert getattr(dx, "dtype", None) == getattr(x, "dtype", None)
+        assert type(dy) is float and dy == 0.0  # a zero cotangent, as a float
+    assert chad.source(first_row_sum) == chad.source(first_row_sum, np.ones(3), 2.0)  # the last call's types
+    h = chad.grad(first_row_sum, argnums=0)
+    for x in (2.0, np.float32(2.0), 2.0):  # a float, then a NumPy scalar (its type comes back)
+        dx = h([x, 1.0], 2.0)
+        assert type(dx[0]) is type(x) and dx == [3.0, 0.0]
+
+
+def test_reverse_keeps_one_gradient_function_per_number_of_arguments():
+    assert d_two.grad(0.5, 3.0) == (math.cos(0.5) * 3.0, math.sin(0.5))
+    assert d_two.value_and_grad(0.5, 3.0) == (d_two(0.5, 3.0), (math.cos(0.5) * 3.0, math.sin(0.5)))
+    assert d_two.grad(0.5, y=3.0) == math.cos(0.5) * 3.0  # one positional argument: the bare gradient
+    assert d_two.grad(0.5, 3.0) == (math.cos(0.5) * 3.0, math.sin(0.5))
 
 
 def rebindable(x, k):

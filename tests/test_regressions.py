@@ -567,7 +567,7 @@ def test_tracebacks_leave_out_chadpys_frames(monkeypatch):
     monkeypatch.setenv("CHADPY_TRACEBACK", "full")
     with pytest.raises(ZeroDivisionError) as info:
         chad.grad(square_root)(0.0)
-    assert len(_chadpy_frames(info.value)) > 3
+    assert len(_chadpy_frames(info.value)) > 1  # the gradient function's call of the derivative too
 
 
 def update_keeps_the_layout(x):
