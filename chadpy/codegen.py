@@ -16,6 +16,7 @@ import io
 import math
 import sys
 import tokenize
+from collections.abc import Callable
 
 import gast
 
@@ -257,12 +258,25 @@ class _Printer:
         elif isinstance(s, While):
             self.emit(s, "while True:", indent)
         elif isinstance(s, Replay):
-            names = ", ".join(s.names) if s.names else "_"
-            self.emit(s, f"for {names} in {_spell(self.ns, reversed, 'reversed').id}({s.tape}):", indent)
+            self.emit(s, f"for {_replay_header(s, lambda f: _spell(self.ns, f, f.__name__).id)}:", indent)
         else:
             self.emit(s, _unparse(_simple_to_gast(s, self.ns)), indent, note)
             return
         self.stmts(s.body, inner, shown)
+
+
+def _replay_header(s: Replay, spell: Callable[[Callable], str]) -> str:
+    """`names in reversed(tape)`; with the loop's count, read again from the sequence it counted:
+    `k, (a, b) in zip(reversed(positions[:len(tape)]), reversed(tape))`."""
+    names = ", ".join(s.names) if s.names else "_"
+    newest_first = f"{spell(reversed)}({s.tape})"
+    if s.index is None:
+        return f"{names} in {newest_first}"
+    counts = f"{spell(reversed)}({s.positions}[:{spell(len)}({s.tape})])"
+    if not s.names:
+        return f"{s.index} in {counts}"
+    records = f"({names})" if len(s.names) > 1 else names
+    return f"{s.index}, {records} in {spell(zip)}({counts}, {newest_first})"
 
 
 def generate(defs: list[Def], annotate: bool = True) -> tuple[str, dict[str, object], dict[int, Loc]]:

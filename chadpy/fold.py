@@ -62,9 +62,8 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
     record = None
     if tape is not None:
         bound = assigned(primal)
-        candidates = ([e.index] if isinstance(e, ir.ForLoop) else []) + list(state) + bound
         needed = expr_names(defs)
-        record = Record(tape, [n for n in dict.fromkeys(candidates) if n in needed])
+        record = Record(tape, [n for n in dict.fromkeys(list(state) + bound) if n in needed])
         iteration.append(record)
         always = set(assigned(primal, always=True))
         sometimes = [n for n in record.names if n in bound and n not in always]
@@ -104,7 +103,23 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
     for k in live:
         replay.append(Assign([carry[k]], Name(c.ct[state[k]])))
     floats = tuple(carry[k] for k in live if isinstance(c.spec.types[state[k]], Float))
-    back.append(Replay(tape, record.names, replay, floats=floats, comment="the iterations, newest first"))
+    # a `for` loop's count is read again from what it counted (a range or a list), not recorded
+    counted = isinstance(e, ir.ForLoop) and e.index in expr_names(defs)
+    positions = c.primal(e.seq) if counted else None
+    if counted and not isinstance(positions, Name):
+        record.names.insert(0, e.index)
+        counted = False
+    back.append(
+        Replay(
+            tape,
+            record.names,
+            replay,
+            floats=floats,
+            index=e.index if counted else None,
+            positions=positions.id if counted else None,
+            comment="the iterations, newest first",
+        )
+    )
     for k in live:
         back += c.var(e.init[k], Name(carry[k]))
     fwd.append(Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", env=c.env(depth)))

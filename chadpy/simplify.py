@@ -223,7 +223,7 @@ def propagate_copies(stmts: list[Stmt], slots: frozenset[str] = frozenset()) -> 
     assigned = Counter(t for s in walk(stmts) if isinstance(s, Assign) for t in s.targets)
     for s in walk(stmts):  # a replayed record is assigned once per iteration: never a fixed copy
         if isinstance(s, Replay):
-            assigned.update(s.names + s.names)
+            assigned.update(s.binds() + s.binds())
     accumulated = {s.name for s in walk(stmts) if isinstance(s, Accum)}
     fixed = {v for v, n in assigned.items() if n == 1 and v not in accumulated}
     mapping: dict[str, str] = {}
@@ -289,6 +289,8 @@ def trim_tapes(fn: Def) -> Def:
         if isinstance(s, Replay):
             read = expr_names(s.body)
             s.names = [n for n in s.names if n in read]
+            if s.index not in read:
+                s.index = s.positions = None
             keep[s.tape] = s.names
     for s in walk([fn]):
         if isinstance(s, Record) and s.tape in keep:

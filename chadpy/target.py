@@ -176,18 +176,24 @@ class Record(Stmt):
 
 @dataclass(eq=False)
 class Replay(Stmt):
-    """`for a, b in reversed(tape): body`: the iterations again, newest first, without recursion."""
+    """`for a, b in reversed(tape): body`: the iterations again, newest first, without recursion.
+
+    With `index`, a `for` loop's count is not on the tape but read again from the sequence it
+    counted (`positions`, a range or a list): `for k, (a, b) in zip(reversed(positions[:len(tape)]),
+    reversed(tape))`."""
 
     tape: str
     names: list[str]
     body: list[Stmt]
     floats: tuple[str, ...] = field(default=(), kw_only=True)  # the carried cotangents that are floats (`fuse`)
+    index: str | None = field(default=None, kw_only=True)
+    positions: str | None = field(default=None, kw_only=True)
 
     def binds(self) -> list[str]:
-        return self.names
+        return self.names if self.index is None else [self.index, *self.names]
 
     def reads(self) -> list[str]:
-        return [self.tape]
+        return [self.tape] if self.positions is None else [self.tape, self.positions]
 
     def bodies(self) -> list[list[Stmt]]:
         return [self.body]
@@ -199,6 +205,8 @@ class Replay(Stmt):
             names=[name(n) for n in self.names],
             body=body(self.body),
             floats=tuple(map(name, self.floats)),
+            index=self.index and name(self.index),
+            positions=self.positions and name(self.positions),
         )
 
 

@@ -521,3 +521,40 @@ def test_two_reads_of_one_element_add_one_one_hot():
     np.testing.assert_allclose(ga, 2.0 * a * 0.5 + 2.0 * a[::-1], rtol=1e-12)
     np.testing.assert_allclose(gw, np.sum(a * a), rtol=1e-12)
     assert_grad_matches_fd(squares_of_elements, (a, 0.5), argnums=(0, 1))
+
+
+def weighted_until(xs, w, limit):
+    s = 0.0
+    for i in range(len(xs)):
+        s = s * w + xs[i] * i
+        if s > limit:
+            break
+    return s
+
+
+def keyed_recurrence(d, w):
+    s = 1.0
+    for k in d:
+        s = s * w + d[k] * s
+    return s
+
+
+def test_a_loops_count_is_read_again_not_recorded():
+    # the count of a `for` loop comes back in the reverse pass from what it counted (a range, or a
+    # dict's keys), also when `break` leaves the tape shorter than the sequence
+    xs = [0.5, 1.5, -0.25, 2.0, 0.75, 1.25]
+    source = chad.source(weighted_until, xs, 0.9, 2.0)
+    assert "zip(reversed(indices[:len(tape)]), reversed(tape))" in source
+    for limit in (2.0, 100.0):  # leaves after 4 of the 6 iterations; runs them all
+        gxs, gw = chad.grad(weighted_until, argnums=(0, 1))(xs, 0.9, limit)
+        s, ds_dw, ds_dx = 0.0, 0.0, [0.0] * len(xs)
+        for i, x in enumerate(xs):  # forward-mode by hand: s and its derivatives
+            ds_dw, s = ds_dw * 0.9 + s, s * 0.9 + x * i
+            ds_dx = [v * 0.9 for v in ds_dx]
+            ds_dx[i] += i
+            if s > limit:
+                break
+        np.testing.assert_allclose(gxs, ds_dx, rtol=1e-12)
+        np.testing.assert_allclose(gw, ds_dw, rtol=1e-12)
+    assert_grad_matches_fd(weighted_until, (xs, 0.9, 2.0), argnums=(0, 1))
+    assert_grad_matches_fd(keyed_recurrence, ({"b": 0.5, "a": -0.3, "c": 1.2}, 0.7), argnums=(0, 1))

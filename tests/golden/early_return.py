@@ -18,7 +18,7 @@ def early_return_chad(x):
             state_1 = (0, x_2, retval)
             result = state_1
         next_1, next_2, next_3 = result
-        tape.append((i, cond))
+        tape.append(cond)
         status, x_1, retval = (next_1, next_2, next_3)
         if next_1:
             break
@@ -40,7 +40,7 @@ def early_return_chad(x):
         d_status_1_x_3_retval_1 = {1: dx_3, 2: dretval_1}
         dx_1_carry = tuple_part(d_status_1_x_3_retval_1, 1, 0.0)  # cotangent of the final x_1
         dretval_carry = tuple_part(d_status_1_x_3_retval_1, 2, 0.0)  # cotangent of the final retval
-        for i, cond in reversed(tape):  # the iterations, newest first
+        for i, cond in zip(reversed(indices[:len(tape)]), reversed(tape)):  # the iterations, newest first
             dx_1 = 0.0  # scope x_1
             dretval = 0.0  # scope retval
             dnext_2 = dx_1_carry

@@ -10,7 +10,7 @@ def list_append_chad(x, n):
         mul = x * i
         ys_2 = append(ys_1, mul)
         saved = len(ys_2) - 1  # kept for D[append]
-        tape.append((i, saved))
+        tape.append(saved)
         ys_1 = ys_2
     ys_3 = ys_1
     # line 37: return sum(ys)
@@ -22,7 +22,7 @@ def list_append_chad(x, n):
         dys_3 = sum_seq_ct(d, ys_3, saved_1)  # line 37: return sum(ys)
         # line 35: for i in range(n):
         dys_1_carry = dys_3  # cotangent of the final ys_1
-        for i, saved in reversed(tape):  # the iterations, newest first
+        for i, saved in zip(reversed(indices[:len(tape)]), reversed(tape)):  # the iterations, newest first
             dys_2 = dys_1_carry
             # line 36: ys.append(x * i)
             dys_1, dmul = append_ct(dys_2, saved)

@@ -11,7 +11,7 @@ def sorted_squares_chad(xs):
         item = x
         listcomp_1_1 = append(listcomp_1, item)
         saved = len(listcomp_1_1) - 1  # kept for D[append]
-        tape.append((k, saved))
+        tape.append(saved)
         listcomp_1 = listcomp_1_1
     listcomp_1_2 = listcomp_1
     order = argsort(listcomp_1_2, False)
@@ -38,7 +38,7 @@ def sorted_squares_chad(xs):
         mul = v * v
         listcomp_3 = append(listcomp, mul)
         saved_2 = len(listcomp_3) - 1  # kept for D[append]
-        tape_2.append((k_2, v, saved_2))
+        tape_2.append((v, saved_2))
         listcomp = listcomp_3
     listcomp_4 = listcomp
     total = sum(listcomp_4)
@@ -51,7 +51,8 @@ def sorted_squares_chad(xs):
         # line 68: return sum([v * v for v in sorted(xs)])
         dlistcomp_4 = sum_seq_ct(d, listcomp_4, saved_3)
         dlistcomp_carry = dlistcomp_4  # cotangent of the final listcomp
-        for k_2, v, saved_2 in reversed(tape_2):  # the iterations, newest first
+        # the iterations, newest first
+        for k_2, (v, saved_2) in zip(reversed(places_2[:len(tape_2)]), reversed(tape_2)):
             dlistcomp_3 = dlistcomp_carry
             dlistcomp, dmul = append_ct(dlistcomp_3, saved_2)
             dv = dmul * v
@@ -66,7 +67,7 @@ def sorted_squares_chad(xs):
             dlistcomp_1_2 = add_at(dlistcomp_1_2, position, ditem_1)
             dlistcomp_2_carry = dlistcomp_2
         dlistcomp_1_carry = dlistcomp_1_2  # cotangent of the final listcomp_1
-        for k, saved in reversed(tape):  # the iterations, newest first
+        for k, saved in zip(reversed(places[:len(tape)]), reversed(tape)):  # the iterations, newest first
             dlistcomp_1_1 = dlistcomp_1_carry
             dlistcomp_1, ditem = append_ct(dlistcomp_1_1, saved)
             dxs = add_at(dxs, k, ditem)
