@@ -1,7 +1,8 @@
 """D[fold] (Section 7): the CHAD rule of a loop.
 
 The forward pass runs the iterations, recording on a tape, per iteration, the primal
-values its backpropagator needs (the loop index, the state, what the body binds);
+values its backpropagator needs (the state, what the body binds; a `for` loop's count is
+read again from the sequence it counted, `Replay.index`);
 the backpropagator replays the tape newest first and runs one iteration's
 backpropagator per record, carrying the state's cotangents from each iteration to
 the one before. Iteratively: no recursion, whatever the trip count, and each
