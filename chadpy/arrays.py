@@ -35,6 +35,8 @@ from .runtime import Zero, scaled
 
 _FLOAT64 = np.dtype(np.float64)
 _REALS = (float, np.float64)  # the scalars a float64 vector's columns hold
+_REAL_SET = frozenset(_REALS)
+_INTS = frozenset({int})
 
 Axis = int | tuple[int, ...] | None
 IntTuple = tuple[int, ...]
@@ -439,6 +441,20 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
         s.columns = [index], [d]
         return s
     one = index_ct(d, x, index)
+    return one if ct is Zero else ct + one
+
+
+def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
+    """ct plus the one-hots values[k] of x at at[k], in order: a loop's `add_index` calls, collected
+    in two lists (`collect`). A float64 vector's floats at int places are a Scatter's columns as they are."""
+    one = Scatter(x.shape, _dtype_of(x))
+    vector = x.ndim == 1 and x.dtype is _FLOAT64
+    if vector and _INTS.issuperset(map(type, at)) and _REAL_SET.issuperset(map(type, values)):
+        one.columns = at, values
+    else:
+        one.items = [(i, v) for i, v in zip(at, values) if v is not Zero and v is not None]
+        if not one.items:
+            return ct
     return one if ct is Zero else ct + one
 
 

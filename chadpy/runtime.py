@@ -90,6 +90,18 @@ def add_at(ct: object, key: object, d: object) -> object:
     return ct
 
 
+def add_items(ct: object, keys: list, values: list) -> object:
+    """ct plus values[k] at keys[k], in order, for a tuple, list or dict cotangent: a loop's `add_at`
+    calls, collected in two lists (`collect`). A dict of them when ct is zero and every key comes once."""
+    if ct is Zero:
+        out = dict(zip(keys, values))
+        if len(out) == len(keys):  # nothing to add up
+            return out if out else Zero
+    for key, d in zip(keys, values):
+        ct = add_at(ct, key, d)
+    return ct
+
+
 def scaled(ct: object, c: float) -> object:
     """c * ct, a new cotangent (ct is left as it is: `add` may later update the result in place).
     Cost: the size of ct's non-zero parts."""

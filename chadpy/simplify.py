@@ -16,12 +16,14 @@ Python function, these passes are safe and turn it into straight adjoint code:
    `unbroadcast` where the shapes cannot differ.
 8. `fuse` (`fuse.py`): a loop that carries one float cotangent unchanged adds its reverse
    pass up in the forward pass, per unit of that cotangent, and keeps no tape.
-9. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
-10. `release` (`release.py`): arrays the backward pass reads only for their shape are let go
+9. `collect` (`collect.py`): a loop's one-hots to a cotangent it only adds to are appended to
+   two lists and added once after the loop.
+10. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
+11. `release` (`release.py`): arrays the backward pass reads only for their shape are let go
    in the forward pass.
 
 The forward pass runs exactly the user's operations, in the user's order: the passes only
-add statements to it (`fuse`'s sums, `release`'s stand-ins and `del`s).
+add statements to it (`fuse`'s sums, `collect`'s lists, `release`'s stand-ins and `del`s).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import bisect
 from collections import Counter
 from dataclasses import replace
 
+from .collect import collect
 from .expressions import CallX, Name, is_zero
 from .fuse import fuse
 from .release import release
@@ -68,7 +71,7 @@ def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     body = _in_defs(body, propagate_zeros)
     body = _in_defs(body, lambda b: propagate_copies(b, slots))
     body = _in_defs(body, remove_dead_cotangents)
-    fn = fuse(tidy(replace(fn, body=body), types))
+    fn = collect(fuse(tidy(replace(fn, body=body), types)))
     body = _in_defs(fn.body, propagate_zeros)
     fn = trim_tapes(replace(fn, body=_in_defs(body, lambda b: propagate_copies(b, slots))))  # tidy's, fuse's
     return release(fn, types) if types else fn

@@ -70,6 +70,7 @@ ORDER = [
     "fig2",
     "tidy",
     "fuse",
+    "collect",
     "release",
     "simplify",
     "codegen",

@@ -104,7 +104,9 @@ def test_derivative_grows_linearly(family):
 def test_derivative_within_a_constant_of_the_primal(family):
     ratios = [derivative_cost(family, n) / primal_cost(family, n) for n in (100, 1000)]
     assert max(ratios) < 40, ratios  # dict_loop: about 19x (a dict entry per key, then scaled)
-    assert abs(ratios[1] - ratios[0]) < 0.25 * ratios[0], ratios
+    # the ratio does not grow with n (a fixed cost, such as adding a loop's collected one-hots after
+    # it, makes it smaller at the larger n)
+    assert ratios[1] < 1.25 * ratios[0], ratios
 
 
 def dense_one_hot_sum(a):

@@ -8,6 +8,7 @@ def dictionary_chad(x, y):
     places = positions(d)
     s_1 = s
     dd_per_ds_1 = Zero  # the contributions per unit of ds_1's cotangent, the same in every iteration
+    dd_per_ds_1_at, dd_per_ds_1_values = ([], [])  # the loop's additions to dd_per_ds_1, collected
     for k_1 in places:  # D[loop]: forward iterations
         x_1 = k_1
         k = x_1
@@ -16,9 +17,12 @@ def dictionary_chad(x, y):
         item_1 = d['a']
         mul_1 = item * item_1
         s_2 = s_1 + mul_1
-        dd_per_ds_1 = add_at(dd_per_ds_1, 'a', item)  # the reverse pass, at ds_1's cotangent 1.0
-        dd_per_ds_1 = add_at(dd_per_ds_1, k, item_1)
+        dd_per_ds_1_at.append('a')  # the reverse pass, at ds_1's cotangent 1.0
+        dd_per_ds_1_values.append(item)
+        dd_per_ds_1_at.append(k)
+        dd_per_ds_1_values.append(item_1)
         s_1 = s_2
+    dd_per_ds_1 = add_items(dd_per_ds_1, dd_per_ds_1_at, dd_per_ds_1_values)
     s_3 = s_1
     # run: the backpropagator of dictionary, cotangents of its parameters (slots x=0, y=1)
     def dictionary_bp(d_1):

@@ -51,6 +51,7 @@ def sorted_squares_chad(xs):
         # line 68: return sum([v * v for v in sorted(xs)])
         dlistcomp_4 = sum_seq_ct(d, listcomp_4, saved_3)
         dlistcomp_carry = dlistcomp_4  # cotangent of the final listcomp
+        dlistcomp_2_2_at, dlistcomp_2_2_values = ([], [])  # the loop's additions to dlistcomp_2_2, collected
         # the iterations, newest first
         for k_2, (v, saved_2) in zip(reversed(places_2[:len(tape_2)]), reversed(tape_2)):
             dlistcomp_3 = dlistcomp_carry
@@ -58,19 +59,27 @@ def sorted_squares_chad(xs):
             dv = dmul * v
             dv += dmul * v
             dx_2 = dv
-            dlistcomp_2_2 = add_at(dlistcomp_2_2, k_2, dx_2)
+            dlistcomp_2_2_at.append(k_2)
+            dlistcomp_2_2_values.append(dx_2)
             dlistcomp_carry = dlistcomp
+        dlistcomp_2_2 = add_items(dlistcomp_2_2, dlistcomp_2_2_at, dlistcomp_2_2_values)
         dlistcomp_2_carry = dlistcomp_2_2  # cotangent of the final listcomp_2
+        dlistcomp_1_2_at, dlistcomp_1_2_values = ([], [])  # the loop's additions to dlistcomp_1_2, collected
         for position, saved_1 in reversed(tape_1):  # the iterations, newest first
             dlistcomp_2_1 = dlistcomp_2_carry
             dlistcomp_2, ditem_1 = append_ct(dlistcomp_2_1, saved_1)
-            dlistcomp_1_2 = add_at(dlistcomp_1_2, position, ditem_1)
+            dlistcomp_1_2_at.append(position)
+            dlistcomp_1_2_values.append(ditem_1)
             dlistcomp_2_carry = dlistcomp_2
+        dlistcomp_1_2 = add_items(dlistcomp_1_2, dlistcomp_1_2_at, dlistcomp_1_2_values)
         dlistcomp_1_carry = dlistcomp_1_2  # cotangent of the final listcomp_1
+        dxs_at, dxs_values = ([], [])  # the loop's additions to dxs, collected
         for k, saved in zip(reversed(places[:len(tape)]), reversed(tape)):  # the iterations, newest first
             dlistcomp_1_1 = dlistcomp_1_carry
             dlistcomp_1, ditem = append_ct(dlistcomp_1_1, saved)
-            dxs = add_at(dxs, k, ditem)
+            dxs_at.append(k)
+            dxs_values.append(ditem)
             dlistcomp_1_carry = dlistcomp_1
+        dxs = add_items(dxs, dxs_at, dxs_values)
         return (dxs,)
     return (total, sorted_squares_bp)
