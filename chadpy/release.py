@@ -16,14 +16,13 @@ buffer written in place), bound once at the top level of the function, are relea
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
 from . import arrays, buffers, reduction_rules
 from .expressions import BinOp, CallX, Expr, Name, Obj, UnaryOp, call
 from .names import NameSupply
-from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, mentioned, walk
+from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, mentioned, replace, walk
 from .vtypes import Arr, VType
 
 # the functions that read only the shape and dtype of the argument at this position

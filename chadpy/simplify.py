@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from dataclasses import replace
 
 from .collect import collect
 from .expressions import CallX, Name, is_zero
@@ -55,6 +54,7 @@ from .target import (
     iter_exprs,
     mentioned,
     rename,
+    replace,
     walk,
     with_bodies,
 )

@@ -9,7 +9,7 @@ first-class nodes, so the simplifier can turn them into plain local variables.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .expressions import Expr, Item, Lit, Name, TupleX
@@ -29,6 +29,15 @@ if TYPE_CHECKING:
 Names = Callable[[str], str]
 Exprs = Callable[[Expr], Expr]
 Bodies = Callable[[list["Stmt"]], list["Stmt"]]
+
+
+def replace(stmt: Stmt, **changes: object) -> Stmt:
+    """`dataclasses.replace` for a statement (a plain dataclass: every field set by `__init__`, no
+    `__post_init__`), without its inspection of the fields on every call: the passes rebuild
+    statements often, and this is most of what the one-off transformation spends on it."""
+    new = object.__new__(type(stmt))
+    new.__dict__.update(stmt.__dict__, **changes)
+    return new
 
 
 @dataclass(eq=False)

@@ -22,13 +22,12 @@ Each keeps every value the same: only code that computes nothing new is left out
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import numpy as np
 
 from . import array_rules, arrays, runtime
 from .expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
-from .target import Accum, Assign, Def, If, Replay, Stmt, expr_names, iter_exprs, map_exprs, walk
+from .target import Accum, Assign, Def, If, Replay, Stmt, expr_names, iter_exprs, map_exprs, replace, walk
 from .vtypes import INT, Arr, Float, VType
 
 
