@@ -267,6 +267,7 @@ def test_no_command_prints_help(capsys):
 # --- end to end ---------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 3 s (two interpreters start): the whole suite runs it, the development subset leaves it
 def test_subprocess(example):
     done = subprocess.run(
         [sys.executable, "-m", "chadpy", "show", f"{example}:f", "--stage", "sparse"],

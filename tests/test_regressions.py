@@ -256,6 +256,7 @@ def _module(tmp_path, name: str, source: str):
     return module
 
 
+@pytest.mark.slow  # 3 s: the whole suite runs it, the development subset leaves it
 def test_a_2000_term_sum(tmp_path):
     terms = " + ".join(f"z * {k}.0" for k in range(2000))
     f = _module(tmp_path, "deep_sum", f"def f(z):\n    return {terms}\n").f
