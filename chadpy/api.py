@@ -298,6 +298,7 @@ def _gradient_function(
     positional = None if code is None else -1 if code.co_kwonlyargcount or stars else code.co_argcount - len(bound)
     single = isinstance(argnums, int)
     plans: dict[tuple, _Plan] = {}  # argument shapes -> plan, for calls of that form
+    numbers: dict[tuple, _Plan] = {}  # the same for calls of numbers only, whose shapes are their types
     places_of: dict[int, tuple[Place, ...]] = {}  # where argnums land, for each number of positional arguments
 
     def slow_plan(args: tuple, kwargs: dict, keyed: bool) -> tuple[_Plan, tuple]:
@@ -308,7 +309,10 @@ def _gradient_function(
         values = target.values(args, kwargs)
         plan = _plan(fn, values, places, simplify, stage)
         if keyed:
-            plans[tuple(map(_shape, values))] = plan
+            shapes = tuple(map(_shape, values))
+            plans[shapes] = plan
+            if _NUMBERS.issuperset(shapes):
+                numbers[shapes] = plan
         return plan, values
 
     @functools.wraps(_unwrap(f), updated=())
@@ -318,8 +322,8 @@ def _gradient_function(
             keyed = not kwargs and (positional is None or positional == len(args))
             plan = None
             if keyed:
-                key = tuple(map(type, values))  # numbers' shapes, at C speed
-                plan = plans.get(key if _NUMBERS.issuperset(key) else tuple(map(_shape, values)))
+                # numbers by their types, at C speed; anything else by its shapes
+                plan = numbers.get(tuple(map(type, values))) or plans.get(tuple(map(_shape, values)))
             if plan is None or plan.watch and not plan.watch.still_valid():
                 plan, values = slow_plan(args, kwargs, keyed)
             plan.cache["last_sig"] = plan.sig

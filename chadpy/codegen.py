@@ -12,6 +12,7 @@ from `names.Globals`, which become the globals of the generated module.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import sys
@@ -177,8 +178,10 @@ def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
     raise AssertionError(s)
 
 
+@functools.lru_cache(maxsize=4096)
 def _code_of(line: str) -> str:
-    """A line of the user's source without its indentation and its comment."""
+    """A line of the user's source without its indentation and its comment (asked once per statement
+    the line made: cached)."""
     line = line.strip()
     try:
         for token in tokenize.generate_tokens(io.StringIO(line).readline):
