@@ -97,8 +97,9 @@ def add_items(ct: object, keys: list, values: list) -> object:
         out = dict(zip(keys, values))
         if len(out) == len(keys):  # nothing to add up
             return out if out else Zero
-    for key, d in zip(keys, values):
-        ct = add_at(ct, key, d)
+        ct = {}
+    for key, d in zip(keys, values):  # add_at's update, without a call per item
+        ct[key] = add(ct[key], d) if key in ct else d
     return ct
 
 

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow  # sweeps of every family at every stage to n = 10
 NS = [8, 16, 32, 64, 128, 256, 512, 1024]
 NAIVE_NS = [8, 16, 32, 64, 128, 256]  # quadratic: larger sizes only cost time
 
-# The measured constants (README "The cost bound"): the tightest are c = 28.7 (simplified, rnn_buffer)
+# The measured constants (README "The cost bound"): the tightest are c = 28.4 (simplified, rnn_buffer)
 # and c = 80.3 (Fig. 7 code, fill) with c' = 0; these leave a little headroom.
 C, C_PRIME = 84, 100
 C_LOG, C_LOG_PRIME = 200, 100  # monadic: a persistent trie costs ~log2|Γ| path steps per operation
