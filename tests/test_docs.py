@@ -129,3 +129,16 @@ def test_design_pages_new_primitive_is_one_line():
     finally:
         primitives.PRIMITIVES.clear()
         primitives.PRIMITIVES.update(saved)
+
+
+@pytest.mark.parametrize("name", ["g", "f"])
+def test_readme_loops_show_what_chadpy_prints(name):
+    """The README's "Loops" section: the derivative shown after each loop is what chadpy prints for it."""
+    import chadpy as chad
+
+    with open(os.path.join(ROOT, "README.md")) as f:
+        blocks = _blocks(f.read(), "python")
+    at = next(k for k, b in enumerate(blocks) if b.startswith(f"def {name}(x, n):"))
+    fn = load_function("import math\n\n\n" + blocks[at].replace(f"def {name}(", "def f("), "readme_loop")
+    printed = chad.source(fn, 1.3, 5, annotate=False)  # of `f`: named as the README's function
+    assert blocks[at + 1] == printed.replace("f_chad(", f"{name}_chad(").replace("f_bp", f"{name}_bp")
