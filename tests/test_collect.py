@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from fd import assert_grad_matches_fd, rand_array, rand_list
+from test_lists_dicts import horner  # a list's elements, one-hots by add_at
 
 import chadpy as chad
 
@@ -61,13 +62,6 @@ def single_precision(a):
     for i in range(len(a)):
         s = s + a[i] * a[i]
     return s
-
-
-def horner(coeffs, x):
-    y = 0.0
-    for c in coeffs:
-        y = y * x + c
-    return y
 
 
 def first_and_each(xs, w):
