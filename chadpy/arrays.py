@@ -34,9 +34,8 @@ import numpy as np
 from .runtime import Zero, scaled
 
 _FLOAT64 = np.dtype(np.float64)
-_REALS = (float, np.float64)  # the scalars a float64 vector's columns hold
-_REAL_SET = frozenset(_REALS)
-_INTS = frozenset({int})
+_REALS = frozenset({float, np.float64})  # the scalars a float64 vector's columns hold
+_INTS = frozenset({int})  # the places a float64 vector's columns hold
 
 Axis = int | tuple[int, ...] | None
 IntTuple = tuple[int, ...]
@@ -449,7 +448,7 @@ def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
     in two lists (`collect`). A float64 vector's floats at int places are a Scatter's columns as they are."""
     one = Scatter(x.shape, _dtype_of(x))
     vector = x.ndim == 1 and x.dtype is _FLOAT64
-    if vector and _INTS.issuperset(map(type, at)) and _REAL_SET.issuperset(map(type, values)):
+    if vector and _INTS.issuperset(map(type, at)) and _REALS.issuperset(map(type, values)):
         one.columns = at, values
     else:
         one.items = [(i, v) for i, v in zip(at, values) if v is not Zero and v is not None]

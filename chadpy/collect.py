@@ -24,7 +24,7 @@ from __future__ import annotations
 from . import arrays, runtime
 from .expressions import Attr, CallX, ListX, Name, Obj, TupleX
 from .names import NameSupply
-from .target import Assign, Def, Do, For, Replay, Stmt, While, expr_names, iter_exprs, local_names, mentioned
+from .target import Assign, Def, Do, For, Replay, Stmt, While, expr_names, local_names, mentioned, names_in
 
 _COLLECTED = {arrays.add_index: arrays.add_columns, runtime.add_at: runtime.add_items}
 
@@ -70,7 +70,7 @@ def _update(s: Stmt) -> tuple[str, object] | None:
 def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
     """The names `loop` only adds one-hots to (the adder, and add_index's array)."""
     updates: dict[str, list[Assign]] = {}
-    other: set[str] = set(loop.binds()) | set(loop.reads()) | _read(loop.exprs())
+    other: set[str] = set(loop.binds()) | set(loop.reads()) | names_in(loop.exprs())
     bound: set[str] = set(loop.binds())
 
     def scan(stmts: list[Stmt]) -> None:
@@ -83,9 +83,9 @@ def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
             update = _update(s)
             if update is not None:
                 updates.setdefault(update[0], []).append(s)
-                other.update(_read(s.value.args[1:]))
+                other.update(names_in(s.value.args[1:]))
                 continue
-            other.update(s.binds(), s.reads(), _read(s.exprs()))
+            other.update(s.binds(), s.reads(), names_in(s.exprs()))
             for body in s.bodies():
                 scan(body)
 
@@ -105,10 +105,6 @@ def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
         else:
             found[v] = (adder, None)
     return found
-
-
-def _read(exprs: list) -> set[str]:
-    return {e.id for e in iter_exprs(exprs) if isinstance(e, Name)}
 
 
 def _to_appends(stmts: list[Stmt], v: str, places: str, values: str) -> None:

@@ -105,7 +105,7 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
         replay.append(Assign([carry[k]], Name(c.ct[state[k]])))
     floats = tuple(carry[k] for k in live if isinstance(c.spec.types[state[k]], Float))
     # a `for` loop's count is read again from what it counted (a range or a list), not recorded
-    counted = isinstance(e, ir.ForLoop) and e.index in expr_names(defs)
+    counted = isinstance(e, ir.ForLoop) and e.index in needed
     positions = c.primal(e.seq) if counted else None
     if counted and not isinstance(positions, Name):
         record.names.insert(0, e.index)

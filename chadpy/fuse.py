@@ -50,6 +50,7 @@ from .target import (
     iter_exprs,
     local_names,
     map_exprs,
+    names_in,
     rename,
     walk,
 )
@@ -139,7 +140,7 @@ class _Unit:
         out: list[Stmt] = []
         for s in stmts:
             if isinstance(s, If):
-                if _names([s.test]) & self.outside:
+                if names_in([s.test]) & self.outside:
                     return None
                 same, zeros = self.same, self.zeros
                 then = self.body(s.body, set(same), set(zeros))
@@ -189,7 +190,7 @@ class _Unit:
             if added == self.carry:
                 return False
             bound = set(t.binds()) & self.outside
-            reads = (_names(t.exprs()) | set(t.reads())) - {added}
+            reads = (names_in(t.exprs()) | set(t.reads())) - {added}
             if t is s and not isinstance(t, Replay):
                 if bound == {self.carry} and isinstance(t, Assign):
                     bound = set()  # checked at the end: the carry must hold itself again
@@ -235,7 +236,7 @@ def _live(body: list[Stmt], kept: set[str]) -> list[Stmt]:
     while True:
         reads = set(kept)
         for s in walk(body):
-            reads |= (_names(s.exprs()) | set(s.reads())) - {_added(s)}
+            reads |= (names_in(s.exprs()) | set(s.reads())) - {_added(s)}
         out = _drop_unread(body, reads)
         if count_statements(out) == count_statements(body):
             return out
@@ -255,10 +256,6 @@ def _drop_unread(body: list[Stmt], reads: set[str]) -> list[Stmt]:
     return out
 
 
-def _names(exprs: list[Expr]) -> set[str]:
-    return {e.id for e in iter_exprs(exprs) if isinstance(e, Name)}
-
-
 def _added(s: Stmt) -> str | None:
     """The name s adds into (`dx += e`, `dx = add(dx, e)`, `dx = add_index(dx, ...)`), if that is all it does."""
     if isinstance(s, Accum) and s.name not in expr_names(s.value):
@@ -271,7 +268,7 @@ def _added(s: Stmt) -> str | None:
             and any(call.func.obj is f for f in ADDERS)
             and isinstance(first, Name)
             and first.id == n
-            and n not in _names([*call.args[1:], *call.keywords.values()])
+            and n not in names_in([*call.args[1:], *call.keywords.values()])
         ):
             return n
     return None

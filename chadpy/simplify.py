@@ -53,6 +53,7 @@ from .target import (
     expr_names,
     iter_exprs,
     mentioned,
+    names_in,
     rename,
     replace,
     walk,
@@ -259,7 +260,7 @@ def propagate_copies(stmts: list[Stmt], slots: frozenset[str] = frozenset()) -> 
 def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:
     while True:
         # names read by anything but their own accumulation
-        read = {e.id for e in iter_exprs(stmts) if isinstance(e, Name)}
+        read = names_in(stmts)
         new = _drop_unread(stmts, read)
         if count_statements(new) == count_statements(stmts):
             return new

@@ -392,9 +392,15 @@ def iter_exprs(node: object) -> Iterator[Expr]:
             yield from iter_exprs(body)
 
 
+def names_in(node: object) -> set[str]:
+    """The names the expressions inside node read (an expression, a statement or a list of either;
+    not what a statement reads itself, such as a tape: `expr_names` adds those)."""
+    return {e.id for e in iter_exprs(node) if isinstance(e, Name)}
+
+
 def expr_names(node: object) -> set[str]:
     """Every name read anywhere inside an expression, a statement or a statement list."""
-    out = {e.id for e in iter_exprs(node) if isinstance(e, Name)}
+    out = names_in(node)
     for s in walk(node if isinstance(node, list) else [node] if isinstance(node, Stmt) else []):
         out.update(s.reads())
     return out
