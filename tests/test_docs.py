@@ -60,6 +60,7 @@ def _printed_derivative(example: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+@pytest.mark.slow  # 1.5 s each (the example script in a subprocess): the whole suite runs it, the subset leaves it
 @pytest.mark.parametrize("example", ["quickstart", "closures"])
 def test_readme_shows_the_derivative_chadpy_prints(example):
     with open(os.path.join(ROOT, "README.md")) as f:

@@ -336,6 +336,7 @@ def test_register_pytree_gives_the_gradient_by_unflatten():
     assert_close(grad.log_sd, central_diff(lambda s: nll(Gaussian(0.3, s)), (-0.2,), 0))
 
 
+@pytest.mark.slow  # 1.5 s (an example script in a subprocess): the whole suite runs it, the subset leaves it
 def test_the_model_class_example_runs():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.path.join(root, "examples", "model_class.py")

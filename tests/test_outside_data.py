@@ -188,6 +188,7 @@ def test_functools_partial_called_inside():
     assert_grad_matches_fd(calls_a_partial, (x,))
 
 
+@pytest.mark.slow  # 1.6 s (an example script in a subprocess): the whole suite runs it, the subset leaves it
 def test_the_scipy_example_runs():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     path = os.path.join(root, "examples", "scipy_logistic.py")
