@@ -24,6 +24,7 @@ The transposed derivatives of array primitives that the rules call at run time a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -97,13 +98,18 @@ def broadcast(d: Any, shape: IntTuple) -> np.ndarray:
     return view
 
 
-_NOTHING = bytes(16)  # the one element of every stand-in (the widest dtype chadpy makes is complex128)
+_NOTHING = bytes(64)  # the one element of every stand-in (wider than any numeric dtype)
 
 
 def like(x: np.ndarray) -> np.ndarray:
     """A stand-in for x where only its shape and dtype are read: a read-only zero-stride array of
-    x's shape and dtype over 16 zero bytes, so x's memory can be freed."""
-    return np.ndarray(x.shape, x.dtype, _NOTHING, 0, (0,) * x.ndim)
+    x's shape and dtype over zero bytes, so x's memory can be freed (x itself for an object array)."""
+    return x if x.dtype.hasobject else _stand_in(x.shape, x.dtype)
+
+
+@functools.lru_cache(maxsize=1024)  # read-only, so shared: a loop's records make one per shape
+def _stand_in(shape: IntTuple, dtype: np.dtype) -> np.ndarray:
+    return np.ndarray(shape, dtype, _NOTHING, 0, (0,) * len(shape))
 
 
 def ndarray_of(d: Any) -> np.ndarray:

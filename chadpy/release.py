@@ -10,7 +10,11 @@ the forward pass deletes x after its last use there (`del x`), as the primal wou
 backward pass does not read at all is deleted the same way.
 
 Only arrays an operation made (arithmetic, a NumPy function: not a view, a parameter or a
-buffer written in place), bound once at the top level of the function, are released.
+buffer written in place), bound once at the top level of the function, are released; so is a
+tuple of them a rule reads only for its parts' shapes (`np.concatenate((a, b))`'s), through a
+tuple of stand-ins. A loop's tape records the stand-in of an array its replay reads only for its
+shape: an iteration's intermediates are let go as the primal's are (the forward pass of an RK4
+loop over 1000-element vectors took 3.7x its primal, 1.2x with its tape of stand-ins).
 """
 
 from __future__ import annotations
@@ -19,17 +23,115 @@ from collections import Counter
 
 import numpy as np
 
-from . import arrays, buffers, reduction_rules
-from .expressions import BinOp, CallX, Expr, Name, Obj, UnaryOp, call
+from . import arrays, buffers, reduction_rules, shape_rules
+from .expressions import Attr, BinOp, CallX, Expr, Item, Name, Obj, TupleX, UnaryOp, call
 from .names import NameSupply
-from .target import Assign, Def, Del, Stmt, expr_names, iter_exprs, local_names, map_exprs, mentioned, replace, walk
+from .target import (
+    Assign,
+    Def,
+    Del,
+    If,
+    Record,
+    Replay,
+    Stmt,
+    expr_names,
+    iter_exprs,
+    local_names,
+    map_exprs,
+    mentioned,
+    rename,
+    replace,
+    walk,
+    with_bodies,
+)
 from .vtypes import Arr, VType
 
-# the functions that read only the shape and dtype of the argument at this position
-SHAPE_ONLY = {arrays.dense: 1, arrays.unbroadcast: 1, reduction_rules.sum_ct: 1, reduction_rules.mean_ct: 1}
+# the functions that read only the shape and dtype of the argument at this position (of each
+# array in it, for a sequence)
+SHAPE_ONLY = {
+    arrays.dense: 1,
+    arrays.unbroadcast: 1,
+    arrays.index_ct: 1,
+    arrays.add_index: 2,
+    reduction_rules.sum_ct: 1,
+    reduction_rules.mean_ct: 1,
+    shape_rules.reshape_ct: 1,
+    shape_rules.transpose_ct: 1,
+    shape_rules.concatenate_ct: 1,
+}
 
 
 def release(fn: Def, types: dict[str, VType]) -> Def:
+    return _let_go(_record_stand_ins(fn, types), types)
+
+
+def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
+    """A loop's record holds `like(x)` (bound just before it) for an array x its replay reads only
+    for the shape; the replay reads that stand-in."""
+    stand_ins: dict[str, dict[str, str]] = {}  # tape -> {recorded array: its stand-in}
+    names = NameSupply(local_names([fn]) | expr_names([fn]))
+    # what an iteration makes on every path (not a part of an object alive anyway, `xs[i]` or `a.T`,
+    # nor a placeholder None for a value bound on one path only),
+    # and the tuples it makes (`np.concatenate`'s argument)
+    fresh: set[str] = set()
+    tuples: dict[str, TupleX] = {}
+    for s in walk([fn]):
+        for body in s.bodies():
+            if any(isinstance(r, Record) for r in body):
+                made = [b for b in body if isinstance(b, Assign) and not isinstance(b.value, (Item, Attr))]
+                branches = {n for b in body if isinstance(b, If) for x in walk([b]) for n in x.binds()}
+                fresh.update(n for b in made for n in b.targets if n not in branches)
+                single = [b for b in made if len(b.targets) == 1]
+                tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
+    for s in walk([fn]):
+        if isinstance(s, Replay):
+            shape_reads: Counter[str] = Counter()
+            value_reads: Counter[str] = Counter()
+            _count_reads(s.body, shape_reads, value_reads)
+            shaped = [n for n in s.names if n in fresh and (_array(types.get(n)) or n in tuples) and shape_reads[n]]
+            shape_only = [n for n in shaped if not value_reads[n]]
+            if shape_only:
+                stand_ins[s.tape] = {n: names.fresh(n + "_like") for n in shape_only}
+    if not stand_ins:
+        return fn
+
+    def rewrite(stmts: list[Stmt]) -> list[Stmt]:
+        out: list[Stmt] = []
+        for s in stmts:
+            taken = stand_ins.get(s.tape, {}) if isinstance(s, (Record, Replay)) else {}
+            if isinstance(s, Record):
+                why = "recorded for the shape: the arrays are let go" if len(taken) > 1 else "recorded for the shape"
+                for k, n in enumerate(taken):
+                    if n in tuples:
+                        made = _tuple_of_stand_ins(tuples[n], taken, types, fresh)
+                    else:
+                        made = call(arrays.like, Name(n))
+                    out.append(Assign([taken[n]], made, comment="" if k else why, loc=s.loc))
+                s = replace(s, names=[taken.get(n, n) for n in s.names])
+            elif isinstance(s, Replay):
+                s = replace(s, names=[taken.get(n, n) for n in s.names], body=rename(s.body, taken))
+            out.append(with_bodies(s, [rewrite(b) for b in s.bodies()]))
+        return out
+
+    return replace(fn, body=rewrite(fn.body))
+
+
+def _tuple_of_stand_ins(value: TupleX, taken: dict[str, str], types: dict[str, VType], fresh: set[str]) -> TupleX:
+    """The tuple with each array in it as its stand-in: the one in `taken`, else a new one for an
+    array in `fresh` (the others are alive anyway)."""
+
+    def part(p: Expr) -> Expr:
+        if not (isinstance(p, Name) and _array(types.get(p.id))):
+            return p
+        if p.id in taken:
+            return Name(taken[p.id])
+        return call(arrays.like, p) if p.id in fresh else p
+
+    return TupleX([part(p) for p in value.items])
+
+
+def _let_go(fn: Def, types: dict[str, VType]) -> Def:
+    """Top-level arrays (and tuples of them) read back only for their shape, or not at all."""
     shape_reads: Counter[str] = Counter()
     value_reads: Counter[str] = Counter()
     for d in _defs(fn.body):
@@ -50,6 +152,20 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
         return fn
     names = NameSupply(local_names([fn]) | expr_names([fn]))
     stand_in = {n: names.fresh(n + "_like") for n in free if shape_reads[n]}
+    made: dict[str, Expr] = {n: call(arrays.like, Name(n)) for n in stand_in}
+    for s in fn.body:  # a tuple of released arrays, read for the shapes of its parts
+        t = s.targets[0] if isinstance(s, Assign) and len(s.targets) == 1 else None
+        if (
+            t is not None
+            and isinstance(s.value, TupleX)
+            and bound[t] == 1
+            and shape_reads[t]
+            and not value_reads[t]
+            and any(isinstance(p, Name) and p.id in stand_in for p in s.value.items)
+        ):
+            stand_in[t] = names.fresh(t + "_like")
+            made[t] = _tuple_of_stand_ins(s.value, stand_in, types, set())
+            free.append(t)
     old = [replace(s, body=_read_stand_ins(s.body, stand_in)) if isinstance(s, Def) else s for s in fn.body]
     mentions = [mentioned(s) for s in old]
     last = {n: max(i for i, names in enumerate(mentions) if n in names) for n in free}
@@ -58,8 +174,8 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
         body.append(s)
         if isinstance(s, Assign) and s.targets[:1] and s.targets[0] in stand_in:
             n = s.targets[0]
-            why = "for its shape: the array is let go"
-            body.append(Assign([stand_in[n]], call(arrays.like, Name(n)), comment=why, loc=s.loc))
+            why = "for its shape: the array is let go" if n in arrays_bound else "for its parts' shapes"
+            body.append(Assign([stand_in[n]], made[n], comment=why, loc=s.loc))
         done = [n for n in free if last[n] == i < len(old) - 1]  # read by the return: kept anyway
         if done:
             body.append(Del(done, loc=s.loc))
