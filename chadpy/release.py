@@ -5,7 +5,7 @@ next use, so NumPy reuses the memory; a backpropagator that keeps every intermed
 the forward pass touch fresh memory at each operation (page faults: the forward pass of a
 vectorised Rosenbrock at n = 1e5 took 3.4x its primal). Many of those arrays are read back only
 for their shape and dtype (`dense(d, x)`, `unbroadcast(d, x)`, `sum_ct(d, x)`, `mean_ct(d, x)`):
-the backward pass reads a stand-in instead (`x_like = like(x)`: zero strides over 16 bytes), and
+the backward pass reads a stand-in instead (`x_like = like(x)`: zero strides over a few zero bytes), and
 the forward pass deletes x after its last use there (`del x`), as the primal would. An array the
 backward pass does not read at all is deleted the same way.
 

@@ -20,7 +20,7 @@ Python function, these passes are safe and turn it into straight adjoint code:
    two lists and added once after the loop.
 10. `trim_tapes`: a loop records only the primal values its reverse pass still reads.
 11. `release` (`release.py`): arrays the backward pass reads only for their shape are let go
-   in the forward pass.
+   in the forward pass (a loop's tape records a stand-in for them).
 
 The forward pass runs exactly the user's operations, in the user's order: the passes only
 add statements to it (`fuse`'s sums, `collect`'s lists, `release`'s stand-ins and `del`s).
