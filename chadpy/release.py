@@ -83,13 +83,16 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
                 fresh.update(n for b in made for n in b.targets if n not in branches)
                 single = [b for b in made if len(b.targets) == 1]
                 tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
+    # a buffer written in place lives on in the record of each write: a stand-in frees nothing
+    written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}
+    written.update(n for s in walk([fn]) if isinstance(s, Assign) and _writes_into(s.value) for n in s.targets)
     for s in walk([fn]):
         if isinstance(s, Replay):
             shape_reads: Counter[str] = Counter()
             value_reads: Counter[str] = Counter()
             _count_reads(s.body, shape_reads, value_reads)
             shaped = [n for n in s.names if n in fresh and (_array(types.get(n)) or n in tuples) and shape_reads[n]]
-            shape_only = [n for n in shaped if not value_reads[n]]
+            shape_only = [n for n in shaped if not value_reads[n] and n not in written]
             if shape_only:
                 stand_ins[s.tape] = {n: names.fresh(n + "_like") for n in shape_only}
     if not stand_ins:

@@ -166,3 +166,18 @@ def test_a_tuple_read_for_its_parts_shapes_holds_stand_ins():
     closed_form = np.concatenate(([1.0 + x[1]], x[2:] + x[:-2], [x[-2]]))  # d/dx of x0 + sum x[i] x[i-1]
     np.testing.assert_allclose(held[1](1.0)[0], closed_form)
     assert "for its parts' shapes" in chad.source(shifted_product)
+
+
+def fill(x, w):
+    out = np.zeros(len(x))
+    out[0] = x[0]
+    for i in range(1, len(x)):
+        out[i] = out[i - 1] * w + x[i]
+    return np.sum(out * x)
+
+
+def test_a_buffer_written_in_place_is_recorded_as_it_is():
+    """The buffer lives on in each write's record: a stand-in per iteration would free nothing."""
+    assert_grad_matches_fd(fill, (rand_array(15, 5), 0.7), argnums=(0, 1))
+    source = chad.source(fill, rand_array(15, 5), 0.7)
+    assert "tape.append" in source and "like(out" not in source, source
