@@ -24,7 +24,7 @@ from collections import Counter
 import numpy as np
 
 from . import arrays, buffers, reduction_rules, shape_rules
-from .expressions import Attr, BinOp, CallX, Expr, Item, Name, Obj, TupleX, UnaryOp, call
+from .expressions import Attr, BinOp, CallX, Expr, Item, Lit, Name, Obj, TupleX, UnaryOp, call
 from .names import NameSupply
 from .target import (
     Assign,
@@ -71,18 +71,18 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
     stand_ins: dict[str, dict[str, str]] = {}  # tape -> {recorded array: its stand-in}
     names = NameSupply(local_names([fn]) | expr_names([fn]))
     # what an iteration makes on every path (not a part of an object alive anyway, `xs[i]` or `a.T`,
-    # nor a placeholder None for a value bound on one path only),
-    # and the tuples it makes (`np.concatenate`'s argument)
+    # nor a placeholder None for a value bound on one path only, nor the state it hands on), and
+    # the tuples it makes (`np.concatenate`'s argument)
     fresh: set[str] = set()
     tuples: dict[str, TupleX] = {}
+    placeholders = {n for s in walk([fn]) if isinstance(s, Assign) for n, v in _bindings(s) if _is_none(v)}
     for s in walk([fn]):
         for body in s.bodies():
             if any(isinstance(r, Record) for r in body):
-                made = [b for b in body if isinstance(b, Assign) and not isinstance(b.value, (Item, Attr))]
+                made = [b for b in body if isinstance(b, Assign) and not _carried_or_read(b)]
                 branches = {n for b in body if isinstance(b, If) for x in walk([b]) for n in x.binds()}
-                fresh.update(n for b in made for n in b.targets if n not in branches)
-                single = [b for b in made if len(b.targets) == 1]
-                tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
+                fresh.update(n for b in made for n in b.targets if n not in branches and n not in placeholders)
+                tuples.update((b.targets[0], b.value) for b in made if isinstance(b.value, TupleX))
     # a buffer written in place lives on in the record of each write: a stand-in frees nothing
     written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}
     written.update(n for s in walk([fn]) if isinstance(s, Assign) and _writes_into(s.value) for n in s.targets)
@@ -117,6 +117,25 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
         return out
 
     return replace(fn, body=rewrite(fn.body))
+
+
+def _bindings(s: Assign) -> list[tuple[str, Expr]]:
+    """(name, value) of each target of s, where s spells them one by one."""
+    if len(s.targets) == 1:
+        return [(s.targets[0], s.value)]
+    if isinstance(s.value, TupleX) and len(s.value.items) == len(s.targets):
+        return list(zip(s.targets, s.value.items))
+    return []
+
+
+def _is_none(e: Expr) -> bool:
+    return isinstance(e, Lit) and e.value is None
+
+
+def _carried_or_read(s: Assign) -> bool:
+    """s hands the loop's state on (`y_1 = y_2`, `h_1, s_1 = (h_2, s_2)`: in the first iteration it
+    may hold a placeholder None) or reads a part of an object alive anyway (`xs[i]`, `a.T`)."""
+    return isinstance(s.value, (Name, Item, Attr)) or isinstance(s.value, TupleX) and len(s.targets) > 1
 
 
 def _tuple_of_stand_ins(value: TupleX, taken: dict[str, str], types: dict[str, VType], fresh: set[str]) -> TupleX:

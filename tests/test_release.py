@@ -181,3 +181,28 @@ def test_a_buffer_written_in_place_is_recorded_as_it_is():
     assert_grad_matches_fd(fill, (rand_array(15, 5), 0.7), argnums=(0, 1))
     source = chad.source(fill, rand_array(15, 5), 0.7)
     assert "tape.append" in source and "like(out" not in source, source
+
+
+def seed_3048(x0, d0):
+    """The random program of seed 3048, as generated: `arr1` is made after a `continue`, so the while
+    loop's record holds None for it on the other path (a stand-in there crashed)."""
+    s1 = x0
+    arr0 = np.arctan2(np.array([[d0["bias"], x0, s1], [s1, 1.25, s1]]), 2.0 + np.modf(np.zeros((2, 3)))[0])
+    s2 = 0.0
+    k0 = 0
+    while k0 < 4:
+        k0 += 1
+        if s2 > s1:
+            continue
+        s3 = 0.0
+        arr1 = np.sin(np.log2(1.0 + np.array([s1, np.median(arr0), s1]) * np.array([s1, np.median(arr0), s1])))
+        for row in arr0:
+            s3 += math.tanh(math.sqrt(1.0 + np.max(row) * np.max(row)))
+            arr1 += np.tanh(np.abs(row))
+        s2 = s2 * 0.5 + x0
+    return np.sum(arr0) * 1.0 + s2 * 0.5 + d0["b"] * -1.5
+
+
+def test_the_random_program_of_seed_3048():
+    d0 = {"a": 0.7579393951351103, "b": -0.9125341125641682, "bias": 1.104155515669576}
+    assert_grad_matches_fd(seed_3048, (-1.0616456489519601, d0), argnums=(0, 1))
