@@ -82,7 +82,8 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
                 made = [b for b in body if isinstance(b, Assign) and not _carried_or_read(b)]
                 branches = {n for b in body if isinstance(b, If) for x in walk([b]) for n in x.binds()}
                 fresh.update(n for b in made for n in b.targets if n not in branches and n not in placeholders)
-                tuples.update((b.targets[0], b.value) for b in made if isinstance(b.value, TupleX))
+                single = [b for b in made if len(b.targets) == 1]  # (a loop carrying nothing ends `() = ()`)
+                tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
     # a buffer written in place lives on in the record of each write: a stand-in frees nothing
     written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}
     written.update(n for s in walk([fn]) if isinstance(s, Assign) and _writes_into(s.value) for n in s.targets)

@@ -206,3 +206,20 @@ def seed_3048(x0, d0):
 def test_the_random_program_of_seed_3048():
     d0 = {"a": 0.7579393951351103, "b": -0.9125341125641682, "bias": 1.104155515669576}
     assert_grad_matches_fd(seed_3048, (-1.0616456489519601, d0), argnums=(0, 1))
+
+
+def empty_inner_loop(x):
+    """A loop carrying nothing ends its iteration with `() = ()`, an assignment of no names, beside
+    the outer loop's record (seed 60303: an IndexError in `release`)."""
+    s = 0.0
+    for _ in range(1, 5):
+        for _ in range(2):
+            pass
+        s = s * 0.5 + np.sum(x * x)
+    return s
+
+
+def test_a_loop_carrying_nothing_beside_a_record():
+    x = rand_array(17, 3)
+    np.testing.assert_allclose(chad.grad(empty_inner_loop)(x), 1.875 * 2.0 * x)  # s = (1 + .5 + .25 + .125) x.x
+    assert_grad_matches_fd(empty_inner_loop, (x,), argnums=0)
