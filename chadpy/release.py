@@ -30,7 +30,6 @@ from .target import (
     Assign,
     Def,
     Del,
-    If,
     Record,
     Replay,
     Stmt,
@@ -71,7 +70,7 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
     stand_ins: dict[str, dict[str, str]] = {}  # tape -> {recorded array: its stand-in}
     names = NameSupply(local_names([fn]) | expr_names([fn]))
     # what an iteration makes on every path (not a part of an object alive anyway, `xs[i]` or `a.T`,
-    # nor a placeholder None for a value bound on one path only, nor the state it hands on), and
+    # nor a value bound on one path only, None on the others, nor the state it hands on), and
     # the tuples it makes (`np.concatenate`'s argument)
     fresh: set[str] = set()
     tuples: dict[str, TupleX] = {}
@@ -80,13 +79,10 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
         for body in s.bodies():
             if any(isinstance(r, Record) for r in body):
                 made = [b for b in body if isinstance(b, Assign) and not _carried_or_read(b)]
-                branches = {n for b in body if isinstance(b, If) for x in walk([b]) for n in x.binds()}
-                fresh.update(n for b in made for n in b.targets if n not in branches and n not in placeholders)
+                fresh.update(n for b in made for n in b.targets if n not in placeholders)
                 single = [b for b in made if len(b.targets) == 1]  # (a loop carrying nothing ends `() = ()`)
                 tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
-    # a buffer written in place lives on in the record of each write: a stand-in frees nothing
-    written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}
-    written.update(n for s in walk([fn]) if isinstance(s, Assign) and _writes_into(s.value) for n in s.targets)
+    written = _written_in_place(fn)  # alive in the record of each write: a stand-in frees nothing
     for s in walk([fn]):
         if isinstance(s, Replay):
             shape_reads: Counter[str] = Counter()
@@ -169,7 +165,7 @@ def _let_go(fn: Def, types: dict[str, VType]) -> Def:
         and _array(types.get(s.targets[0]))
         and _made(s.value)
     ]
-    written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}  # the same object lives on
+    written = _written_in_place(fn)  # the same object lives on
     free = [n for n in arrays_bound if not value_reads[n] and n not in written]
     if not free:
         return fn
@@ -213,6 +209,13 @@ def _made(e: Expr) -> bool:
         f = e.func.obj
         return isinstance(f, np.ufunc) or (getattr(f, "__module__", None) or "").startswith("numpy")
     return False
+
+
+def _written_in_place(fn: Def) -> set[str]:
+    """The names of buffers written in place: what a write takes, and what it returns (the same object)."""
+    written = {e.args[0].id for e in iter_exprs(fn.body) if _writes_into(e)}
+    written.update(n for s in walk([fn]) if isinstance(s, Assign) and _writes_into(s.value) for n in s.targets)
+    return written
 
 
 def _writes_into(e: Expr) -> bool:
