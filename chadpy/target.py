@@ -355,12 +355,18 @@ def walk(stmts: list[Stmt]) -> Iterator[Stmt]:
 
 
 def map_exprs(node: object, fn) -> object:
-    """Rebuild an expression (or each of a list) bottom-up, applying `fn` to every sub-expression."""
+    """Rebuild an expression (or each of a list) bottom-up, applying `fn` to every sub-expression
+    (expressions are never changed in place, so a part `fn` left as it is is shared, not copied)."""
     if isinstance(node, list):
         return [map_exprs(x, fn) for x in node]
     if not isinstance(node, Expr):
         return node
-    return fn(node.with_parts([map_exprs(p, fn) for p in node.parts()]))
+    parts = node.parts()
+    if parts:
+        new = [map_exprs(p, fn) for p in parts]
+        if any(a is not b for a, b in zip(new, parts)):
+            node = node.with_parts(new)
+    return fn(node)
 
 
 def rename(node: object, mapping: dict[str, str]) -> object:
@@ -370,7 +376,7 @@ def rename(node: object, mapping: dict[str, str]) -> object:
     if isinstance(node, list):
         return [rename(s, mapping) for s in node]
     if isinstance(node, Expr):
-        return map_exprs(node, lambda e: Name(mapping.get(e.id, e.id)) if isinstance(e, Name) else e)
+        return map_exprs(node, lambda e: Name(mapping[e.id]) if isinstance(e, Name) and e.id in mapping else e)
     if isinstance(node, Def) and set(node.params) & set(mapping):  # a parameter shadows the outer name
         mapping = {k: v for k, v in mapping.items() if k not in node.params}
     return node.map(lambda n: mapping.get(n, n), lambda e: rename(e, mapping), lambda b: rename(b, mapping))

@@ -1,0 +1,87 @@
+"""The pipeline's own behaviour around a transformation (`chadpy/build.py`)."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+
+import pytest
+
+import chadpy as chad
+
+
+@pytest.fixture
+def long_chain(tmp_path):
+    """A function of 100 lines (the source must be in a file for chadpy to read it)."""
+    lines = ["import math", "", "", "def long_chain(x, y):"]
+    for k in range(50):
+        lines.append(f"    x = math.sin(x) * y + {k}.0")
+        lines.append("    y = y * x / (1.0 + x * x)")
+    lines.append("    return x + y")
+    path = tmp_path / "long_chain_module.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("long_chain_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.long_chain
+
+
+def collections_during(fn, *args) -> list[int]:
+    """The generations of the collections that start while fn(*args) runs."""
+    started = []
+
+    def record(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(record)
+    try:
+        fn(*args)
+    finally:
+        gc.callbacks.remove(record)
+    return started
+
+
+def test_a_transformation_pauses_the_collector(long_chain):
+    """Only one collection, of the youngest objects, right after the passes (it frees what they left
+    in cycles): none scans the user's heap while they run."""
+    assert collections_during(chad.source, long_chain, 0.3, 0.7) == [0]
+    assert gc.isenabled()
+
+
+def test_without_the_pause_the_same_transformation_collects_often(long_chain, monkeypatch):
+    """The test above can fail: the passes allocate enough to start many collections."""
+    monkeypatch.setattr(gc, "disable", lambda: None)  # the pause does nothing
+    assert len(collections_during(chad.source, long_chain, 0.3, 0.7)) > 5
+
+
+def test_a_collector_the_user_disabled_stays_disabled(long_chain):
+    gc.disable()
+    try:
+        chad.source(long_chain, 0.3, 0.7)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_rejected_function_leaves_the_collector_running():
+    def uses_try(x):
+        try:
+            return x * x
+        except ValueError:
+            return x
+
+    with pytest.raises(chad.ChadError):
+        chad.source(uses_try, 1.0)
+    assert gc.isenabled()
+
+
+def test_the_derivative_of_a_long_function_is_right(long_chain):
+    """What was built with the collector paused computes the gradient (central differences)."""
+    gx, gy = chad.grad(long_chain, argnums=(0, 1))(0.3, 0.7)
+    h = 1e-6
+    fx = (long_chain(0.3 + h, 0.7) - long_chain(0.3 - h, 0.7)) / (2 * h)
+    fy = (long_chain(0.3, 0.7 + h) - long_chain(0.3, 0.7 - h)) / (2 * h)
+    assert gx == pytest.approx(fx, rel=1e-5, abs=1e-7)
+    assert gy == pytest.approx(fy, rel=1e-5, abs=1e-7)
