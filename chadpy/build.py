@@ -6,8 +6,6 @@ source -> gast -> core IR (lower) -> types (infer) -> CHAD -> simplify -> gast -
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import linecache
 import os
@@ -15,13 +13,14 @@ import sys
 import tempfile
 import threading
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from . import ir
 from .chad import chad_spec
 from .codegen import generate
+from .cost import collector_paused
 from .errors import Loc
 from .fig2 import return_environment_vectors
 from .infer import Program, Spec
@@ -69,28 +68,15 @@ def generate_source(
     fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
 ) -> Generated:
     """The derivative of `fn` for argument types `sig`, as source text."""
-    with _collector_paused():
+    # The passes keep tens of thousands of nodes alive at once, which made the cyclic collector scan
+    # the whole heap, the user's objects included (with NumPy, SciPy or a model loaded, for longer
+    # than the passes took). Its next collection, right after (the paused allocations count), frees
+    # what they leave in cycles.
+    with collector_paused():
         try:
             return _generate_source(fn, sig, stage, simplify, annotate)
         except RecursionError:  # a deeply nested expression: the passes recurse once per level
             return _with_deep_recursion(_generate_source, fn, sig, stage, simplify, annotate)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused (if it runs) while the passes build their trees.
-
-    They keep tens of thousands of nodes alive at once, which makes the collector scan the whole
-    heap, the user's objects included: with a large heap (NumPy, SciPy, a model) that scan took more
-    time than the passes themselves. Once they are done the collector runs as before, and its next
-    collection (right after: the paused one's allocations count) frees what they left in cycles."""
-    running = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if running:
-            gc.enable()
 
 
 def _with_deep_recursion(f: Callable, *args: object) -> object:

@@ -104,12 +104,13 @@ stored numbers.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import operator
 import sys
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TypeVar
@@ -181,6 +182,20 @@ def _state() -> _State:
     return state
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused while the block runs, if it runs (restored after,
+    also on errors; left off if it was off). `measure` pauses it so that no collection's work is
+    counted; `build` so that the passes' many live nodes start no scans of the user's whole heap."""
+    running = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if running:
+            gc.enable()
+
+
 def measure(thunk: Callable[[], T]) -> tuple[T, Cost]:
     """Run `thunk()`; return its result and the opcodes executed and elements charged while it ran (this thread)."""
     state = _state()
@@ -188,9 +203,8 @@ def measure(thunk: Callable[[], T]) -> tuple[T, Cost]:
         if sys.gettrace() is not state.tracer:
             raise RuntimeError("chadpy.cost.measure: the trace function was replaced inside an enclosing measure")
         return _measure_in(state, thunk)
-    with warnings.catch_warnings():  # invalidates the warnings registries now, restores the filters on exit
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
+    # catch_warnings invalidates the warnings registries now and restores the filters on exit
+    with warnings.catch_warnings(), collector_paused():
         previous = sys.gettrace()
         sys.settrace(state.tracer)
         try:
@@ -198,8 +212,6 @@ def measure(thunk: Callable[[], T]) -> tuple[T, Cost]:
         finally:
             replaced = sys.gettrace() is not state.tracer
             sys.settrace(previous)
-            if gc_was_enabled:
-                gc.enable()
     if replaced:
         raise RuntimeError("chadpy.cost.measure: the thunk replaced the trace function; its cost cannot be measured")
     return result, cost
