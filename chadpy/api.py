@@ -201,7 +201,8 @@ class _Plan(NamedTuple):
     argument shapes, so a repeated call skips binding, signature and cache-key work and rechecks
     only the outside values the derivative read (`watch`)."""
 
-    forward: Callable
+    forward: Callable  # (result, saved) of the parameters
+    backward: Callable  # the parameters' cotangents of (saved, the result's)
     watch: Watch | None  # None if it read no outside value
     sig: tuple[VType, ...]
     result_type: VType
@@ -228,6 +229,7 @@ def _plan(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool
         floats = every and all(type(v) is float and t.active for v, t in zip(values, d.sig))
         plan = cache[key] = _Plan(
             d.forward,
+            d.backward,
             d.watch if d.watch.entries else None,
             d.sig,
             rt,
@@ -257,10 +259,10 @@ def _vjp(target: Target, args: tuple, kwargs: dict, places: tuple[Place, ...], s
     The pullback is plain (the callers are entry points already, or wrap it as one)."""
     values = target.values(args, kwargs)
     plan = _plan(target.fn, values, places, simplify, stage)
-    result, backpropagator = plan.forward(*values)
+    result, saved = plan.forward(*values)
 
     def pullback(ct: Any) -> tuple:
-        return _user_cts(plan, backpropagator(_seed(plan, ct)), values)
+        return _user_cts(plan, plan.backward(saved, _seed(plan, ct)), values)
 
     return result, pullback, plan.loc
 
@@ -327,15 +329,15 @@ def _gradient_function(
             if plan is None or plan.watch and not plan.watch.still_valid():
                 plan, values = slow_plan(args, kwargs, keyed)
             plan.cache["last_sig"] = plan.sig
-            result, backpropagator = plan.forward(*values)
+            result, saved = plan.forward(*values)
             if has_aux:
                 if not (isinstance(result, tuple) and len(result) == 2):
                     raise ChadTypeError("has_aux=True needs the function to return a pair (output, aux)")
-                cts = backpropagator(_seed(plan, (_scalar_ct(f, result[0], plan.loc), None)))
+                cts = plan.backward(saved, _seed(plan, (_scalar_ct(f, result[0], plan.loc), None)))
             elif type(result) is float and plan.seed_one:
-                cts = backpropagator(1.0)
+                cts = plan.backward(saved, 1.0)
             else:
-                cts = backpropagator(_seed(plan, _scalar_ct(f, result, plan.loc)))
+                cts = plan.backward(saved, _seed(plan, _scalar_ct(f, result, plan.loc)))
             # floats as they are (a gradient call's fixed cost is part of the benchmark)
             grads = cts if plan.floats and _FLOAT.issuperset(map(type, cts)) else _user_cts(plan, cts, values)
             if single:
@@ -446,13 +448,13 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     fn = target.fn
     values = cost.counted(target.values(args, {}))
     plan = _plan(fn, values, target.places(range(len(args))), simplify, stage)
-    result, backpropagator = plan.forward(*values)
+    result, saved = plan.forward(*values)
     if ct is None:  # the seed 1.0, after checking the output is a float (grad's rule)
         ct = _scalar_ct(fn, result, plan.loc)
     seed = _seed(plan, ct)
-    backpropagator(seed)  # warm up: first-call effects (imports, caches) are not the program's cost
+    plan.backward(saved, seed)  # warm up: first-call effects (imports, caches) are not the program's cost
     _, primal = cost.measure(lambda: fn(*values))
-    _, derivative = cost.measure(lambda: plan.forward(*values)[1](seed))
+    _, derivative = cost.measure(lambda: plan.backward(plan.forward(*values)[1], seed))
     return CostReport(primal, derivative)
 
 

@@ -24,6 +24,7 @@ from .cost import collector_paused
 from .errors import Loc
 from .fig2 import return_environment_vectors
 from .infer import Program, Spec
+from .pullbacks import lift, name_apart
 from .simplify import simplify as simplify_def
 from .source import Watch
 from .stages import Stage
@@ -50,7 +51,8 @@ class Derivative:
     """A compiled derivative of one function for one argument signature."""
 
     entry: Spec
-    forward: types.FunctionType  # f_chad(*params) -> (result, backpropagator)
+    forward: types.FunctionType  # f_chad(*params) -> (result, saved)
+    backward: types.FunctionType  # f_bp(saved, d) -> the parameters' cotangents
     source: str
     filename: str
     watch: Watch
@@ -114,11 +116,14 @@ def _generate_source(
     program = Program(watch)
     entry = program.spec(fn, sig)
     specs = program.infer(entry)
+    name_apart(specs)
     defs = [chad_spec(s, stage) for s in specs]
     if not stage.state_passing:
         defs = [return_environment_vectors(d, stage.environment) for d in defs]
     if simplify and stage.simplifiable:
         defs = [simplify_def(d, s.types) for d, s in zip(defs, specs)]
+    module = {n for s in specs for n in (s.name, s.backward)}
+    defs = [f for d, s in zip(defs, specs) for f in lift(d, s.backward, module)]
     source, bindings, origins = generate(defs, annotate)
     return Generated(source, bindings, entry, watch, origins)
 
@@ -144,7 +149,8 @@ def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify
     namespace = dict(generated.bindings)
     namespace["__name__"] = f"chadpy.generated.{entry.name}"
     exec(compile(generated.source, filename, "exec"), namespace)
-    return Derivative(entry, namespace[entry.name], generated.source, filename, generated.watch)
+    forward, backward = namespace[entry.name], namespace[entry.backward]
+    return Derivative(entry, forward, backward, generated.source, filename, generated.watch)
 
 
 def origin(filename: str, lineno: int) -> Loc | None:

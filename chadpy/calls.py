@@ -1,12 +1,13 @@
 """The CHAD rules of calls: of user functions (compositional CHAD: a callee's own CHAD form)
 and of function values after closure conversion (Section 9, Appendix C).
 
-A call runs the callee's CHAD form, which returns the result and the callee's
-pullback; the call's backpropagator runs the pullback and adds the cotangent it
-gives each argument into that argument's slot. A function value is the tuple of
-its captured values, so calling one calls its closed code on that tuple first: the
-code's pullback gives the tuple's cotangent (the function value's own) with the
-arguments'. A call through which no derivative flows runs the original function.
+A call runs the callee's CHAD form, which returns the result and the values the
+callee's backpropagator reads (`pullbacks`); the call's backpropagator runs the
+callee's on them and adds the cotangent it gives each argument into that argument's
+slot. A function value is the tuple of its captured values, so calling one calls its
+closed code on that tuple first: the code's backpropagator gives the tuple's cotangent
+(the function value's own) with the arguments'. A call through which no derivative
+flows runs the original function.
 """
 
 from __future__ import annotations
@@ -75,17 +76,17 @@ def invoke(
     bp: str | None,
     comment: str,
 ) -> list[Stmt]:
-    """Call a specialisation's CHAD form; its pullback's cotangents go to `atoms`' slots
+    """Call a specialisation's CHAD form; its backpropagator's cotangents go to `atoms`' slots
     (an (f, k) pair: into component k of function value f's, where a default came from)."""
-    pullback = c.names.fresh("_".join(ir.target_names(target)) + "_pullback") if bp is not None else "_"
+    saved = c.names.fresh("_".join(ir.target_names(target)) + "_saved") if bp is not None else "_"
     result = c.names.fresh("result") if isinstance(target, tuple) else target
-    out: list[Stmt] = [Assign([result, pullback], CallX(Name(callee.name), args))]
+    out: list[Stmt] = [Assign([result, saved], CallX(Name(callee.name), args))]
     if isinstance(target, tuple):
         out.append(Assign(list(target), Name(result)))
     if bp is None:
         return out
     parts = [c.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
-    body: list[Stmt] = [unpack(parts, CallX(Name(pullback), [Name(c.d)]))]
+    body: list[Stmt] = [unpack(parts, CallX(Name(callee.backward), [Name(saved), Name(c.d)]))]
     for a, p in zip(atoms, parts):
         if p != "_" and isinstance(a, tuple):
             body += c.var(a[0], DictX([Lit(a[1])], [Name(p)]))

@@ -52,6 +52,8 @@ class Chad:
         self.stage = stage
         self.layout: list[str] = []  # the variable in each slot, at the current point
         names = set(spec.types) | set(spec.fn.params)
+        for s in [spec, *spec.callees.values()]:  # module-level functions it calls: never hidden
+            names |= {s.name, s.backward}
         self.names = NameSupply(names)  # never a builtin's or runtime helper's name either
         self.d = self.names.fresh("d")
         self.acc = self.names.fresh("acc")
@@ -141,7 +143,8 @@ class Chad:
             comment += " (slots " + ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active))) + ")"
         fwd.append(Def(f_bp, [self.d], run, comment=comment))
         fwd.append(Return(TupleX([self.primal(result), Name(f_bp)])))
-        return Def(spec.name, list(params), fwd, comment=f"D[{spec.fn.name}]: the primal result and its backpropagator")
+        head = f"D[{spec.fn.name}]: the primal result and what its backpropagator reads"
+        return Def(spec.name, list(params), fwd, comment=head)
 
     def block(
         self,

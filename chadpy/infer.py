@@ -65,6 +65,7 @@ class Spec:
     fn: ir.Function
     sig: tuple[VType, ...]
     name: str  # the name of its CHAD form in the generated code
+    backward: str = ""  # its backpropagator's (`pullbacks.name_apart` names both)
     types: dict[str, VType] = field(default_factory=dict)
     result: VType = BOTTOM
     callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call or ir.Apply) -> callee specialisation

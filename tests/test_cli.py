@@ -147,8 +147,8 @@ def test_show_side_by_side(example, capsys):
     assert status == 0
     lines = out.splitlines()
     assert re.fullmatch(r"efficient +\| monadic", lines[0])
-    assert all(" | " in line for line in lines)
-    assert len({line.index(" | ") for line in lines}) == 1  # one column boundary
+    assert all(" |" in line for line in lines)  # a blank right side: the rule, no trailing space
+    assert len({line.index(" |") for line in lines}) == 1  # one column boundary
     efficient = chadpy.source(load(example, "f"), simplify=False).splitlines()
     assert len(lines) == 2 + len(efficient)  # header, rule, one row per line
     assert any("EArr(" in line and "PersistentEnv(" in line for line in lines)

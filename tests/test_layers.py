@@ -68,6 +68,7 @@ ORDER = [
     "calls",
     "chad",
     "fig2",
+    "pullbacks",
     "tidy",
     "fuse",
     "collect",

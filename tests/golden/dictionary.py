@@ -1,4 +1,4 @@
-# D[dictionary]: the primal result and its backpropagator
+# D[dictionary]: the primal result and what its backpropagator reads
 def dictionary_chad(x, y):
     # line 54: d = {"a": x, "b": y * y}
     mul = y * y
@@ -24,13 +24,16 @@ def dictionary_chad(x, y):
         s_1 = s_2
     dd_per_ds_1 = add_items(dd_per_ds_1, dd_per_ds_1_at, dd_per_ds_1_values)
     s_3 = s_1
-    # run: the backpropagator of dictionary, cotangents of its parameters (slots x=0, y=1)
-    def dictionary_bp(d_1):
-        dd = scaled(dd_per_ds_1, d_1)  # the loop's contributions, added up forward
-        # line 54: d = {"a": x, "b": y * y}
-        dx = tuple_part(dd, 'a', 0.0)
-        dmul = tuple_part(dd, 'b', 0.0)
-        dy = dmul * y
-        dy += dmul * y
-        return (dx, dy)
-    return (s_3, dictionary_bp)
+    return (s_3, (dd_per_ds_1, y))
+
+
+# run: the backpropagator of dictionary, cotangents of its parameters (slots x=0, y=1)
+def dictionary_bp(saved, d_1):
+    dd_per_ds_1, y = saved  # the values of the forward pass it reads
+    dd = scaled(dd_per_ds_1, d_1)  # the loop's contributions, added up forward
+    # line 54: d = {"a": x, "b": y * y}
+    dx = tuple_part(dd, 'a', 0.0)
+    dmul = tuple_part(dd, 'b', 0.0)
+    dy = dmul * y
+    dy += dmul * y
+    return (dx, dy)

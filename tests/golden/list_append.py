@@ -1,4 +1,4 @@
-# D[list_append]: the primal result and its backpropagator
+# D[list_append]: the primal result and what its backpropagator reads
 def list_append_chad(x, n):
     ys = []  # line 34: ys = []
     # line 35: for i in range(n):
@@ -16,17 +16,20 @@ def list_append_chad(x, n):
     # line 37: return sum(ys)
     total = sum(ys_3)
     saved_1 = len(ys_3)  # kept for D[sum]
-    # run: the backpropagator of list_append, cotangents of its parameters (slots x=0)
-    def list_append_bp(d):
-        dx = 0.0  # parameter x
-        dys_3 = sum_seq_ct(d, ys_3, saved_1)  # line 37: return sum(ys)
-        # line 35: for i in range(n):
-        dys_1_carry = dys_3  # cotangent of the final ys_1
-        for i, saved in zip(reversed(indices[:len(tape)]), reversed(tape)):  # the iterations, newest first
-            dys_2 = dys_1_carry
-            # line 36: ys.append(x * i)
-            dys_1, dmul = append_ct(dys_2, saved)
-            dx += dmul * i
-            dys_1_carry = dys_1
-        return (dx, None)
-    return (total, list_append_bp)
+    return (total, (ys_3, saved_1, tape, indices))
+
+
+# run: the backpropagator of list_append, cotangents of its parameters (slots x=0)
+def list_append_bp(saved_2, d):
+    ys_3, saved_1, tape, indices = saved_2  # the values of the forward pass it reads
+    dx = 0.0  # parameter x
+    dys_3 = sum_seq_ct(d, ys_3, saved_1)  # line 37: return sum(ys)
+    # line 35: for i in range(n):
+    dys_1_carry = dys_3  # cotangent of the final ys_1
+    for i, saved in zip(reversed(indices[:len(tape)]), reversed(tape)):  # the iterations, newest first
+        dys_2 = dys_1_carry
+        # line 36: ys.append(x * i)
+        dys_1, dmul = append_ct(dys_2, saved)
+        dx += dmul * i
+        dys_1_carry = dys_1
+    return (dx, None)

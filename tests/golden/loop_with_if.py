@@ -1,4 +1,4 @@
-# D[loop_with_if]: the primal result and its backpropagator
+# D[loop_with_if]: the primal result and what its backpropagator reads
 def loop_with_if_chad(x, scale):
     s = 0.0  # line 20: s = 0.0
     # line 21: for i in range(3):
@@ -27,9 +27,12 @@ def loop_with_if_chad(x, scale):
             dx_per_ds_1 += dsin * math.cos(x)
         s_1 = s_3
     s_4 = s_1
-    # run: the backpropagator of loop_with_if, cotangents of its parameters (slots x=0, scale=1)
-    def loop_with_if_bp(d):
-        dscale = d * dscale_per_ds_1  # the loop's contributions, added up forward
-        dx = d * dx_per_ds_1  # the loop's contributions, added up forward
-        return (dx, dscale)
-    return (s_4, loop_with_if_bp)
+    return (s_4, (dscale_per_ds_1, dx_per_ds_1))
+
+
+# run: the backpropagator of loop_with_if, cotangents of its parameters (slots x=0, scale=1)
+def loop_with_if_bp(saved, d):
+    dscale_per_ds_1, dx_per_ds_1 = saved  # the values of the forward pass it reads
+    dscale = d * dscale_per_ds_1  # the loop's contributions, added up forward
+    dx = d * dx_per_ds_1  # the loop's contributions, added up forward
+    return (dx, dscale)
