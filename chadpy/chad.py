@@ -17,7 +17,8 @@ the tuple of its captured values (the pair rule): a function value's own cotange
 is that of its captured values, the code has none.
 
 A function `f` becomes `f_chad(params) -> (result, f_bp)`, where `f_bp(d)`
-runs the accumulator (`run` of Table 2) and returns one cotangent per parameter.
+runs the accumulator (`run` of Table 2) and returns one cotangent per parameter;
+`pullbacks.py` then makes `f_bp` a module-level function of the values it reads.
 """
 
 from __future__ import annotations
