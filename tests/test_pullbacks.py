@@ -3,27 +3,26 @@
 from __future__ import annotations
 
 import gc
+import importlib.util
 import math
+import pathlib
 
 import numpy as np
 
 import chadpy as chad
 
 
-def det(A):
-    """The determinant by minors along the first row: a recursive closure, one call per minor."""
+def _gradbench():
+    """The benchmark's GradBench evals (`benchmarks/gradbench.py`: plain NumPy, not a package)."""
+    path = pathlib.Path(__file__).parent.parent / "benchmarks" / "gradbench.py"
+    spec = importlib.util.spec_from_file_location("chadpy_benchmarks_gradbench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def minor(i, cols):
-        if len(cols) == 1:
-            return A[i, cols[0]]
-        total = 0.0
-        sign = 1.0
-        for j in range(len(cols)):
-            total = total + sign * A[i, cols[j]] * minor(i + 1, cols[:j] + cols[j + 1 :])
-            sign = -sign
-        return total
 
-    return minor(0, list(range(len(A))))
+# the determinant by minors along the first row: a recursive closure, one call per minor
+det = _gradbench().det
 
 
 def test_a_recursive_function_leaves_the_collector_little_to_track():
