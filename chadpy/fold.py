@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import ir
-from .expressions import CallX, ListX, Lit, Name, UnaryOp, call
+from .expressions import CallX, ListX, Name, UnaryOp, call
 from .runtime import tuple_part
 from .target import (
     AccPop,
@@ -29,8 +29,10 @@ from .target import (
     Replay,
     Stmt,
     While,
+    assigned,
     expr_names,
     one_or_tuple,
+    set_on_one_path_only,
 )
 from .vtypes import Float
 
@@ -69,9 +71,7 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
         always = set(assigned(primal, always=True))
         sometimes = [n for n in record.names if n in bound and n not in always]
         if sometimes:  # bound on one path only: the record still needs a value
-            iteration.insert(
-                0, Assign(sometimes, one_or_tuple([Lit(None)] * len(sometimes)), comment="set on one path only")
-            )
+            iteration.insert(0, set_on_one_path_only(sometimes))
     iteration.append(Assign(list(state), one_or_tuple([c.primal(a) for a in e.next])))
     if e.stop is not None:
         iteration.append(If(c.primal(e.stop), [Break()], []))
@@ -144,16 +144,3 @@ def split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:
         else:
             primal.append(s)
     return primal, defs
-
-
-def assigned(stmts: list[Stmt], always: bool = False) -> list[str]:
-    """Names assigned by these statements (in branches too, not inside nested loops);
-    `always`: only those assigned on every path."""
-    out: list[str] = []
-    for s in stmts:
-        if isinstance(s, Assign):
-            out += s.targets
-        elif isinstance(s, If):
-            then, orelse = assigned(s.body, always), assigned(s.orelse, always)
-            out += [n for n in then if n in orelse] if always else then + orelse
-    return out

@@ -23,23 +23,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .expressions import Lit, Name, TupleX
+from .expressions import Name, TupleX
 from .infer import Spec
 from .names import NameSupply
 from .target import (
-    Assign,
     Def,
     Del,
-    For,
-    If,
-    Replay,
     Return,
     Stmt,
-    While,
+    assigned,
     expr_names,
     iter_exprs,
     local_names,
-    one_or_tuple,
+    set_on_one_path_only,
     unpack,
     walk,
 )
@@ -68,11 +64,12 @@ def lift(fn: Def, backward: str, module: set[str]) -> tuple[Def, Def]:
     result, made = ret.value.items
     assert isinstance(made, Name) and made.id == bp.name, fn.name
     saved = [n for n in free_names(bp) if n not in module]
-    bound = _always_bound(forward, set(fn.params))
-    assert not set(saved) & _deleted(forward), f"{fn.name}'s backpropagator reads a deleted name"
+    deleted = {n for s in walk(forward) if isinstance(s, Del) for n in s.names}
+    assert not set(saved) & deleted, f"{fn.name}'s backpropagator reads a deleted name"
+    bound = set(fn.params) | set(assigned(forward, always=True))
     unset = [n for n in saved if n not in bound]
     if unset:  # bound on one path only: the tuple still needs a value
-        forward.insert(0, Assign(unset, one_or_tuple([Lit(None)] * len(unset)), comment="set on one path only"))
+        forward.insert(0, set_on_one_path_only(unset))
     forward.append(Return(TupleX([result, TupleX([Name(n) for n in saved])])))
     record = NameSupply(local_names([fn]) | expr_names([fn])).fresh("saved")
     body = bp.body
@@ -107,23 +104,3 @@ def _own_statements(stmts: list[Stmt]) -> Iterator[Stmt]:
         if not isinstance(s, Def):
             for body in s.bodies():
                 yield from _own_statements(body)
-
-
-def _always_bound(stmts: list[Stmt], bound: set[str]) -> set[str]:
-    """The names bound after these statements on every path (a loop's may run no iteration)."""
-    for s in stmts:
-        if isinstance(s, If):
-            bound = _always_bound(s.body, set(bound)) & _always_bound(s.orelse, set(bound))
-        elif isinstance(s, (For, While, Replay)):
-            bound = bound - _deleted(s.bodies()[0])
-        elif isinstance(s, Del):
-            bound = bound - set(s.names)
-        elif isinstance(s, Def):
-            bound = bound | {s.name}
-        else:
-            bound = bound | set(s.binds())
-    return bound
-
-
-def _deleted(stmts: list[Stmt]) -> set[str]:
-    return {n for s in walk(stmts) if isinstance(s, Del) for n in s.names}

@@ -326,6 +326,12 @@ def one_or_tuple(items: list[Expr]) -> Expr:
     return items[0] if len(items) == 1 else TupleX(items)
 
 
+def set_on_one_path_only(names: list[str]) -> Assign:
+    """`a, b = (None, None)` first: names bound on one path only, which a loop's record or the
+    values a backpropagator reads (`pullbacks`) still need on the others."""
+    return Assign(names, one_or_tuple([Lit(None)] * len(names)), comment="set on one path only")
+
+
 def unpack(names: list[str], value: Expr) -> Assign:
     """`a, b = value`; a single name takes the only element (`a = value[0]`)."""
     return Assign(names, Item(value, Lit(0))) if len(names) == 1 else Assign(names, value)
@@ -415,6 +421,21 @@ def expr_names(node: object) -> set[str]:
 def mentioned(s: Stmt) -> set[str]:
     """The names s (or anything nested in it) reads or binds."""
     return expr_names([s]) | {n for x in walk([s]) for n in x.binds()}
+
+
+def assigned(stmts: list[Stmt], always: bool = False) -> list[str]:
+    """Names these statements assign or define (in branches too, not inside loops);
+    `always`: only those assigned on every path."""
+    out: list[str] = []
+    for s in stmts:
+        if isinstance(s, Assign):
+            out += s.targets
+        elif isinstance(s, Def):
+            out.append(s.name)
+        elif isinstance(s, If):
+            then, orelse = assigned(s.body, always), assigned(s.orelse, always)
+            out += [n for n in then if n in orelse] if always else then + orelse
+    return out
 
 
 def count_statements(stmts: list[Stmt]) -> int:
