@@ -126,7 +126,7 @@ def make_jax(workload: dict, args: tuple) -> Callable:
     argnums = _argnums(workload)
     g = jax.grad(_partial(fn, args, argnums), argnums=tuple(range(len(argnums))))
     xs = [args[k] for k in argnums]
-    return lambda: _single(workload, g(*xs))
+    return lambda: _single(workload, jax.block_until_ready(g(*xs)))  # JAX dispatches asynchronously
 
 
 def make_jax_jit(workload: dict, args: tuple) -> Callable:

@@ -4,7 +4,7 @@ For every workload (`workloads.py`, `gradbench.py`) and every library installed
 (`peers.py`: tangent-ad, autograd, JAX eager and jit, torch; `pip install -e ".[bench,plot]"`),
 this checks the library's gradient against the
 hand-written one, then times primal and gradients in interleaved rounds (each round
-calls every column once, in turn; the figure is the median over rounds) with
+times every column in turn, after one untimed call; the figure is the median over rounds) with
 NumPy's, torch's and XLA's threads pinned to one. The table shows gradient time /
 primal time at the workload's large size; JAX jit adds its one-off compile time in
 brackets. After the table: the fixed cost of a call, the one-off transformation, and
@@ -91,7 +91,13 @@ def seconds_per_call(fn: Callable, target: float) -> tuple[int, float]:
 
 
 def interleaved(columns: dict[str, Callable], rounds: int, target: float) -> dict[str, float]:
-    """Median seconds per call of each column, over rounds that call every column in turn."""
+    """Median seconds per call of each column, over rounds that time every column in turn.
+
+    Each timing follows one untimed call of its column: a peer that churns memory (torch's det makes
+    hundreds of thousands of small allocations) leaves glibc's heap with long free lists, and the next
+    allocation-heavy call sorts them (malloc_consolidate, _int_malloc: 44% of chadpy's first det
+    call after torch's, 35 ms). Without the untimed call, that cost went to whichever column came next.
+    """
     calibrated = {name: seconds_per_call(fn, target) for name, fn in columns.items()}
     numbers = {name: number for name, (number, _) in calibrated.items()}
     budget = {name: max(3, min(rounds, int(COLUMN_BUDGET / (number * t)))) for name, (number, t) in calibrated.items()}
@@ -100,6 +106,7 @@ def interleaved(columns: dict[str, Callable], rounds: int, target: float) -> dic
         for name, fn in columns.items():
             if k >= budget[name]:
                 continue
+            fn()  # untimed: the first call after another column's pays for the heap that column left behind
             gc.collect()
             gc.freeze()  # the objects alive now (the peers' modules) are left out of the collector's scans
             start = time.perf_counter()
