@@ -536,6 +536,47 @@ def test_to_user_array(rng):
     assert to_user_array(np.float64(1.5), s) == 1.5 and type(to_user_array(np.float64(1.5), s)) is float
 
 
+def test_to_user_array_adds_into_a_base_nobody_else_holds(rng):
+    # the last use of a Scatter whose base only it refers to: the items go into that base, no copy
+    x = rng.standard_normal(5)
+    ct = Scatter(x.shape)
+    ct.base = rng.standard_normal(5)
+    want = ct.base.copy()
+    np.add.at(want, [1, 1, 3], [2.0, 0.5, -1.0])
+    for i, v in [(1, 2.0), (1, 0.5), (3, -1.0)]:
+        add_index(ct, v, x, i)
+    base_id = id(ct.base)
+    g = to_user_array(ct, x)
+    np.testing.assert_array_equal(g, want)
+    assert id(g) == base_id
+
+
+@pytest.mark.parametrize("holder", ["name", "view", "view of another array", "read-only"])
+def test_to_user_array_copies_a_base_another_value_holds(rng, holder):
+    x = rng.standard_normal((2, 3))
+    other = rng.standard_normal((2, 3))
+    ct = Scatter(x.shape)
+    if holder == "name":
+        kept = ct.base = other.copy()
+    elif holder == "view":
+        ct.base = other.copy()
+        kept = ct.base[0]
+    elif holder == "view of another array":
+        ct.base = np.concatenate([other, other])[:2]
+        kept = ct.base.base
+    else:
+        ct.base = np.broadcast_to(1.0, (2, 3))
+        kept = ct.base
+    before = np.array(kept)
+    add_index(ct, 5.0, x, (1, 2))
+    g = to_user_array(ct, x)
+    want = np.array(np.broadcast_to(ct.base, x.shape))
+    want[1, 2] += 5.0
+    np.testing.assert_array_equal(g, want)
+    np.testing.assert_array_equal(kept, before)  # what the other value sees is unchanged
+    assert not np.shares_memory(g, kept)
+
+
 # ====================================================================== reductions
 
 
