@@ -441,7 +441,7 @@ class Chad:
             out.append(unpack(parts, cts))
             cts = [Name(p) for p in parts]
         for k, (a, ct) in enumerate(zip(e.args, cts)):
-            if not (isinstance(a, ir.Var) and self.active(a)):
+            if not (isinstance(a, ir.Var) and self.active(a)) or ct is ZERO:  # ZERO: the rule says none
                 continue
             if ct is None:
                 raise ChadTypeError(f"`{op.name}` has no derivative with respect to its argument {k + 1}")

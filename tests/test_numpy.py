@@ -476,6 +476,25 @@ def test_rosenbrock_vectorised_closed_form():
         assert_close(chad.grad(rosenbrock_vec, simplify=simplify)(x), expected, rtol=1e-12, atol=1e-12)
 
 
+def squares(x, s):
+    return np.sum(x * x) * (s * s) + s * (x * s)[0]
+
+
+def test_a_square_takes_one_part_twice_as_large():
+    # `x * x`: the rule gives its whole derivative, 2 * d * x, to one operand and nothing to the other
+    x = np.array([1.5, -2.0, 0.25], dtype=np.float32)
+    s = 0.75
+    for simplify in (True, False):
+        gx, gs = chad.grad(squares, argnums=(0, 1), simplify=simplify)(x, s)
+        want_x = 2.0 * x * s * s
+        want_x[0] += s * s
+        assert gx.dtype == np.float32
+        assert_close(gx, want_x, rtol=1e-6, atol=0.0)
+        assert_close(gs, np.sum(x * x) * 2.0 * s + 2.0 * s * x[0], rtol=1e-6, atol=0.0)
+    for stage in ("naive", "monadic", "efficient"):
+        assert "* 2.0" in chad.source(squares, x, s, stage=stage, simplify=False)
+
+
 def test_logsumexp_gradient_is_softmax():
     x = np.array([1.0, -2.0, 0.5, 3.0])
     expected = np.exp(x) / np.sum(np.exp(x))

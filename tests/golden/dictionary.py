@@ -34,6 +34,5 @@ def dictionary_bp(saved, d_1):
     # line 54: d = {"a": x, "b": y * y}
     dx = tuple_part(dd, 'a', 0.0)
     dmul = tuple_part(dd, 'b', 0.0)
-    dy = dmul * y
-    dy += dmul * y
+    dy = dmul * y * 2.0
     return (dx, dy)

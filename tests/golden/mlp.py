@@ -22,8 +22,7 @@ def mlp_bp(saved, d):
     # line 30: return np.sum(y * y)
     dmul = sum_ct(d, mul_like, None, False)
     d_dense_2 = dense(dmul, mul_like)
-    dy = d_dense_2 * y
-    dy = add(dy, d_dense_2 * y)
+    dy = d_dense_2 * y * 2.0
     # line 29: y = W2 @ h
     dW2 = matmul_ct_a(dy, W2, h)
     dh = matmul_ct_b(dy, W2, h)

@@ -61,11 +61,9 @@ def sorted_squares_bp(saved_4, d):
     for k_2, (v, saved_2) in zip(reversed(places_2[:len(tape_2)]), reversed(tape_2)):
         dlistcomp_3 = dlistcomp_carry
         dlistcomp, dmul = append_ct(dlistcomp_3, saved_2)
-        dv = dmul * v
-        dv += dmul * v
-        dx_2 = dv
+        dv = dmul * v * 2.0
         dlistcomp_2_2_at.append(k_2)
-        dlistcomp_2_2_values.append(dx_2)
+        dlistcomp_2_2_values.append(dv)
         dlistcomp_carry = dlistcomp
     dlistcomp_2_2 = add_items(dlistcomp_2_2, dlistcomp_2_2_at, dlistcomp_2_2_values)
     dlistcomp_2_carry = dlistcomp_2_2  # cotangent of the final listcomp_2
