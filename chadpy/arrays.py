@@ -6,7 +6,7 @@ Cotangent representations of an array-valued primal (docs/design.md section 4):
 - a dense ndarray. It is NEVER mutated in place once created: generated code may put
   the same dense array in several cotangent slots (`dx = dr; dy = dr`), so every
   operation here builds a new array (or a read-only view) instead of writing into one
-  (one exception: at a Scatter's last use, `to_user_array` adds its items into its base
+  (one exception: at a Scatter's last use, `cotangents.to_user_array` adds its items into its base
   when the count of references shows nothing else refers to that base);
 - a Python/NumPy float, for numpy scalar primals such as `a[i]` of a 1-D array;
 - a `Scatter`: index contributions `[(index, value), ...]` plus an optional dense
@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -120,14 +119,6 @@ def ndarray_of(d: Any) -> np.ndarray:
     if type(d) is np.ndarray:
         return d
     return d.densify() if isinstance(d, LAZY) else np.asarray(d)
-
-
-def scalar_like(v: Any, x: Any) -> Any:
-    """The cotangent of the scalar primal `x` at the API: a NumPy scalar of x's type for a float32 (or
-    any non-float64 NumPy float) x, so float32 in gives float32 out; else a Python float."""
-    if isinstance(x, np.floating) and not isinstance(x, np.float64):
-        return type(x)(0.0 if v is Zero or v is None else ndarray_of(v).sum())
-    return 0.0 if v is Zero or v is None else python_scalar(ndarray_of(v))
 
 
 def python_scalar(v: Any) -> float | complex:
@@ -477,46 +468,6 @@ def dense(d: Any, like: Any) -> np.ndarray:
         return np.zeros(shape, _dtype_of(like))
     d = ndarray_of(d)
     return d if d.shape == shape else broadcast(d, shape)
-
-
-def to_user_array(ct: Any, x: Any) -> Any:
-    """The user-facing gradient for primal `x`: a fresh writable array of x's shape and float dtype
-    (float32 stays float32), or a scalar (`scalar_like`) for a scalar primal."""
-    if not isinstance(x, np.ndarray):
-        return scalar_like(ct, x)
-    dtype = _dtype_of(x)
-    if ct is Zero or ct is None:
-        return np.zeros(x.shape, dtype)
-    if isinstance(ct, LAZY) and ct.shape == x.shape and ct.dtype == dtype:
-        if type(ct) is Scatter and _unshared(ct):
-            ct.owned = True  # its last use: the items go into the base, not into a copy of it
-            ct.fold()
-            return ct.base
-        return ct.densify()  # already fresh
-    # always copy: a dense cotangent may be shared with another slot, or be a read-only view
-    return np.array(np.broadcast_to(ndarray_of(ct), x.shape), dtype=dtype)
-
-
-def _references(a: Any) -> int:
-    return sys.getrefcount(a)
-
-
-# what `_references(s.base)` counts when the Scatter s is all that refers to its base (CPython
-# versions count the call's own references differently: measured here, not assumed)
-_probe = Scatter((1,))
-_probe.base = np.empty(1)
-_ALONE = _references(_probe.base)
-del _probe
-
-
-def _unshared(s: Scatter) -> bool:
-    """Nothing but `s` refers to its base (a view of it would too), which owns its memory and can
-    be written: adding into it changes no value anybody else can see."""
-    base = s.base
-    if type(base) is not np.ndarray or not (base.flags.owndata and base.flags.writeable):
-        return False
-    del base
-    return _references(s.base) == _ALONE and s.base.shape == s.shape and s.base.dtype == s.dtype
 
 
 def unbroadcast(d: Any, x: Any) -> Any:

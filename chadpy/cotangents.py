@@ -8,10 +8,12 @@ the primal value it belongs to (a float, an array, a tuple, list or dict of them
 from __future__ import annotations
 
 import itertools
+import sys
+from typing import Any
 
 import numpy as np
 
-from .arrays import float_dtype, scalar_like, to_user_array
+from .arrays import LAZY, Scatter, float_dtype, ndarray_of, python_scalar
 from .errors import ChadTypeError
 from .records import PYTREES, new_record
 from .runtime import Zero, tuple_part
@@ -103,3 +105,54 @@ def _pytree_ct(ct: object, t: Rec, value: object) -> object:
 
 def _zero(t: VType) -> object:
     return 0.0 if isinstance(t, Float) else Zero
+
+
+# ------------------------------------------------------------------ arrays and scalars
+
+
+def scalar_like(v: Any, x: Any) -> Any:
+    """The cotangent of the scalar primal `x` at the API: a NumPy scalar of x's type for a float32 (or
+    any non-float64 NumPy float) x, so float32 in gives float32 out; else a Python float."""
+    if isinstance(x, np.floating) and not isinstance(x, np.float64):
+        return type(x)(0.0 if v is Zero or v is None else ndarray_of(v).sum())
+    return 0.0 if v is Zero or v is None else python_scalar(ndarray_of(v))
+
+
+def to_user_array(ct: Any, x: Any) -> Any:
+    """The user-facing gradient for primal `x`: a fresh writable array of x's shape and float dtype
+    (float32 stays float32), or a scalar (`scalar_like`) for a scalar primal."""
+    if not isinstance(x, np.ndarray):
+        return scalar_like(ct, x)
+    dtype = float_dtype(x.dtype)
+    if ct is Zero or ct is None:
+        return np.zeros(x.shape, dtype)
+    if isinstance(ct, LAZY) and ct.shape == x.shape and ct.dtype == dtype:
+        if type(ct) is Scatter and _unshared(ct):
+            ct.owned = True  # its last use: the items go into the base, not into a copy of it
+            ct.fold()
+            return ct.base
+        return ct.densify()  # already fresh
+    # always copy: a dense cotangent may be shared with another slot, or be a read-only view
+    return np.array(np.broadcast_to(ndarray_of(ct), x.shape), dtype=dtype)
+
+
+def _references(a: Any) -> int:
+    return sys.getrefcount(a)
+
+
+# what `_references(s.base)` counts when the Scatter s is all that refers to its base (CPython
+# versions count the call's own references differently: measured here, not assumed)
+_probe = Scatter((1,))
+_probe.base = np.empty(1)
+_ALONE = _references(_probe.base)
+del _probe
+
+
+def _unshared(s: Scatter) -> bool:
+    """Nothing but `s` refers to its base (a view of it would too), which owns its memory and can
+    be written: adding into it changes no value anybody else can see."""
+    base = s.base
+    if type(base) is not np.ndarray or not (base.flags.owndata and base.flags.writeable):
+        return False
+    del base
+    return _references(s.base) == _ALONE and s.base.shape == s.shape and s.base.dtype == s.dtype

@@ -30,7 +30,8 @@ from chadpy.array_rules import (
     where_ct_a,
     where_ct_b,
 )
-from chadpy.arrays import Scatter, add_index, dense, index_ct, ndarray_of, to_user_array, unbroadcast
+from chadpy.arrays import Scatter, add_index, dense, index_ct, ndarray_of, unbroadcast
+from chadpy.cotangents import to_user_array
 from chadpy.reduction_rules import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
 from chadpy.runtime import Zero, add
 from chadpy.shape_rules import concatenate_ct, reshape_ct, stack_ct, transpose_ct
