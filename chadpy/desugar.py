@@ -291,7 +291,14 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
     if fn is builtins.range:
         seq = lw.let(prim_call(lw, RANGE, "range", it, env, lets), lets, "indices")
         if isinstance(target, gast.Name):
-            return seq, lambda body_env, prelude: lw.bind(target.id, body_env)
+
+            def counter(body_env: dict, prelude: list) -> str:
+                name = lw.bind(target.id, body_env)
+                if _from_zero_up(it):
+                    lw.counters.add(name)
+                return name
+
+            return seq, counter
         return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
     if fn in (builtins.enumerate, builtins.zip) and not any(isinstance(a, gast.Starred) for a in it.args):
         if it.keywords and fn is builtins.zip:
@@ -340,6 +347,18 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
     return seq, binder(
         lw, target, lambda k, prelude: lw.let(ir.Index(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
     )
+
+
+def _from_zero_up(call: gast.Call) -> bool:
+    """`range(n)`, or `range(a, n[, step])` with a literal a >= 0 and step > 0: it counts no negative number."""
+
+    def literal(node: gast.AST, least: int) -> bool:
+        return isinstance(node, gast.Constant) and type(node.value) is int and node.value >= least
+
+    args = call.args
+    if call.keywords or any(isinstance(a, gast.Starred) for a in args):
+        return False
+    return len(args) == 1 or len(args) in (2, 3) and literal(args[0], 0) and (len(args) == 2 or literal(args[2], 1))
 
 
 def binder(lw: Lowerer, target: gast.AST, element: Callable, unpack: bool = True) -> Binder:

@@ -85,6 +85,7 @@ class Lowerer:
         self.closures: dict[str, closures.Closure | closures.Def] = {}  # SSA name -> the function (value) it holds
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
+        self.counters: set[str] = set()  # SSA names of `for` counters over a range that starts at 0 or above
         self.loops: list[control.LoopExits] = []  # the loops being lowered, innermost last
 
     def error(self, cls: type[ChadError], message: str, node: gast.AST | None = None) -> ChadError:
@@ -314,7 +315,9 @@ class Lowerer:
             index = node.slice
             parts = index.elts if isinstance(index, gast.Tuple) else [index]
             if not any(isinstance(p, gast.Slice) for p in parts):
-                return ir.Index(base, self.atom(index, env, lets))
+                at = self.atom(index, env, lets)
+                # a counter never negative: where the read succeeds, it is the element's position as it is
+                return ir.Index(base, at, natural=isinstance(at, ir.Var) and at.name in self.counters)
             atoms = [
                 self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts
             ]

@@ -495,3 +495,32 @@ def test_append_after_the_list_was_passed_on_is_rejected():
     with pytest.raises(chad.ChadError) as info:
         chad.grad(e_append_after_passing_on)(1.5)
     assert_located(str(info.value), e_append_after_passing_on, "xs.append(2.0 * x)")
+
+
+# ====================================================================== a range counter's reads
+
+
+def ls_counted(xs, w):
+    s = 0.0
+    for i in range(len(xs)):
+        s = s * w + xs[i] * xs[i - 1]  # i - 1 is -1 at first: the last element
+    for j in range(1, len(xs), 2):
+        s = s * w + xs[j]
+    return s
+
+
+def ls_counted_from_below_zero(xs, w):
+    s = 0.0
+    for i in range(-2, len(xs) - 2):  # -2 and -1 name the last two elements
+        s = s * w + xs[i]
+    return s
+
+
+def test_a_range_counter_reads_its_element_without_a_saved_position():
+    # a counter of range(n), or of range(a, n, step) with literal a >= 0 and step > 0, is never negative,
+    # so where `xs[i]` succeeds i is the element's position: nothing to work out and keep per iteration
+    xs = rand_list(31, 6)
+    assert_grad_matches_fd(ls_counted, (xs, 0.7), argnums=(0, 1))
+    assert_grad_matches_fd(ls_counted_from_below_zero, (xs, 0.7), argnums=(0, 1))
+    assert chad.source(ls_counted, xs, 0.7).count("% len(") == 1  # only `xs[i - 1]`'s
+    assert chad.source(ls_counted_from_below_zero, xs, 0.7).count("% len(") == 1
