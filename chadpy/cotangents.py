@@ -127,8 +127,7 @@ def to_user_array(ct: Any, x: Any) -> Any:
     if ct is Zero or ct is None:
         return np.zeros(x.shape, dtype)
     if isinstance(ct, LAZY) and ct.shape == x.shape and ct.dtype == dtype:
-        if type(ct) is Scatter and _unshared(ct):
-            ct.owned = True  # its last use: the items go into the base, not into a copy of it
+        if type(ct) is Scatter and _unshared(ct):  # its last use: the items go into the base, not a copy
             ct.fold()
             return ct.base
         return ct.densify()  # already fresh
@@ -152,7 +151,9 @@ def _unshared(s: Scatter) -> bool:
     """Nothing but `s` refers to its base (a view of it would too), which owns its memory and can
     be written: adding into it changes no value anybody else can see."""
     base = s.base
-    if type(base) is not np.ndarray or not (base.flags.owndata and base.flags.writeable):
+    if type(base) is not np.ndarray or base.shape != s.shape or base.dtype != s.dtype:
         return False
-    del base
-    return _references(s.base) == _ALONE and s.base.shape == s.shape and s.base.dtype == s.dtype
+    if not (base.flags.owndata and base.flags.writeable):
+        return False
+    del base  # the count below must not include this name's own reference
+    return _references(s.base) == _ALONE

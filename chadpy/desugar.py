@@ -291,10 +291,11 @@ def iteration(lw: Lowerer, stmt: gast.For, env: dict, lets: list) -> tuple[ir.At
     if fn is builtins.range:
         seq = lw.let(prim_call(lw, RANGE, "range", it, env, lets), lets, "indices")
         if isinstance(target, gast.Name):
+            never_negative = _from_zero_up(it)
 
             def counter(body_env: dict, prelude: list) -> str:
                 name = lw.bind(target.id, body_env)
-                if _from_zero_up(it):
+                if never_negative:
                     lw.counters.add(name)
                 return name
 
