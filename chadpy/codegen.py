@@ -1,10 +1,10 @@
-"""Code generation: target program -> gast -> Python source text.
+"""Code generation: target program -> Python source text.
 
-Simple statements and all expressions are built as gast nodes and printed with
-`gast.unparse` (astor cannot print every construct and does not run on newer
-Pythons). Compound statements (`def`, `if`) are laid out here, so that each part
-of the derivative can carry a comment naming the CHAD rule that produced it, and
-each run of statements the user's line it comes from; ASTs have no comments.
+Expressions and simple statements are printed directly, parenthesised by precedence as
+`ast.unparse` does (building gast nodes for its unparser took an eighth of the
+transformation). Compound statements (`def`, `if`) are laid out here too, so that each
+part of the derivative can carry a comment naming the CHAD rule that produced it, and
+each run of statements the user's line it comes from.
 
 Outside objects (`math.cos`, a module constant, the runtime's `add`) get names
 from `names.Globals`, which become the globals of the generated module.
@@ -18,8 +18,6 @@ import math
 import sys
 import tokenize
 from collections.abc import Callable
-
-import gast
 
 from . import runtime
 from .errors import Loc
@@ -46,43 +44,17 @@ from .target import (
     local_names,
 )
 
-_BINOPS = {
-    "+": gast.Add,
-    "-": gast.Sub,
-    "*": gast.Mult,
-    "/": gast.Div,
-    "//": gast.FloorDiv,
-    "%": gast.Mod,
-    "**": gast.Pow,
-    "@": gast.MatMult,
-}
-_CMPOPS = {
-    "<": gast.Lt,
-    "<=": gast.LtE,
-    ">": gast.Gt,
-    ">=": gast.GtE,
-    "==": gast.Eq,
-    "!=": gast.NotEq,
-    "is": gast.Is,
-    "is not": gast.IsNot,
-    "in": gast.In,
-    "not in": gast.NotIn,
-}
-_UNOPS = {"-": gast.USub, "+": gast.UAdd, "not": gast.Not}
 _MODULE_ALIASES = {"numpy": "np"}
 _WIDTH = 110  # a comment longer than fits before this column goes on its own line above
 
 
-def _spell(ns: Globals, obj: object, path: str) -> gast.expr:
+def _spell(ns: Globals, obj: object, path: str) -> str:
     """`math.cos` as `math.cos` (binding the module), anything else by a flat name."""
     parts = path.split(".")
     module = sys.modules.get(parts[0]) if len(parts) > 1 else None
     if module is not None and _follow(module, parts[1:]) is obj:
-        node: gast.expr = _name(ns.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module))
-        for attr in parts[1:]:
-            node = gast.Attribute(node, attr, gast.Load())
-        return node
-    return _name(ns.bind(parts[-1], obj))
+        return ".".join([ns.bind(_MODULE_ALIASES.get(parts[0], parts[0]), module), *parts[1:]])
+    return ns.bind(parts[-1], obj)
 
 
 def _follow(obj: object, attrs: list[str]) -> object:
@@ -91,90 +63,117 @@ def _follow(obj: object, attrs: list[str]) -> object:
     return obj
 
 
-def _name(id_: str, ctx: gast.expr_context | None = None) -> gast.Name:
-    return gast.Name(id_, ctx or gast.Load(), None, None)
+# ------------------------------------------------------------------ expressions as text
+# The unparser's precedences and layout: parentheses only where needed, a tuple in parentheses
+# unless it is an assignment's targets or a subscript's index.
+
+_TUPLE, _YIELD, _TEST, _NOT, _CMP, _ARITH, _TERM, _FACTOR, _POWER, _ATOM = 2, 3, 4, 7, 8, 13, 14, 15, 16, 18
+_BINARY = {"+": _ARITH, "-": _ARITH, "*": _TERM, "/": _TERM, "//": _TERM, "%": _TERM, "@": _TERM, "**": _POWER}
+_INFINITY = "1e" + repr(sys.float_info.max_10_exp + 1)  # how the unparser writes an infinite literal
 
 
-def _constant(value: object, ns: Globals) -> gast.expr:
+def _wrap(text: str, binding: int, outer: int) -> str:
+    """text in parentheses when its operator binds less tightly than its context asks."""
+    return f"({text})" if outer > binding else text
+
+
+def _items(texts: list[str]) -> str:
+    """A tuple's items: `a, b`, or `a,` for one."""
+    return texts[0] + "," if len(texts) == 1 else ", ".join(texts)
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, tuple):
+        return f"({_items([_literal(v) for v in value])})"
+    if isinstance(value, (float, complex)):
+        return repr(value).replace("inf", _INFINITY).replace("nan", f"({_INFINITY}-{_INFINITY})")
+    return "..." if value is Ellipsis else repr(value)
+
+
+def _constant(value: object, ns: Globals, outer: int) -> str:
     if isinstance(value, float) and math.isnan(value):
         return _spell(ns, math.nan, "math.nan")
     if isinstance(value, float) and math.isinf(value):
         inf = _spell(ns, math.inf, "math.inf")
-        return inf if value > 0 else gast.UnaryOp(gast.USub(), inf)
+        return inf if value > 0 else _wrap("-" + inf, _FACTOR, outer)
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 0:
         # never a negative literal operand: `-2 ** 2` would mean -(2 ** 2)
-        return gast.UnaryOp(gast.USub(), gast.Constant(-value, None))
-    return gast.Constant(value, None)
+        return _wrap("-" + _literal(-value), _FACTOR, outer)
+    return _literal(value)
 
 
-def expr_to_gast(e: Expr, ns: Globals) -> gast.expr:
-    g = lambda x: expr_to_gast(x, ns)  # noqa: E731
+def expr_text(e: Expr, ns: Globals, outer: int = _TEST) -> str:
+    """e as Python source, in parentheses if it binds less tightly than `outer` (a precedence)."""
+    t = lambda x, p=_TEST: expr_text(x, ns, p)  # noqa: E731
     if isinstance(e, Name):
-        return _name(e.id)
+        return e.id
     if isinstance(e, Lit):
-        return _constant(e.value, ns)
+        return _constant(e.value, ns, outer)
     if isinstance(e, Obj):
         return _spell(ns, e.obj, e.path)
     if isinstance(e, BinOp):
-        return gast.BinOp(g(e.left), _BINOPS[e.op](), g(e.right))
+        p = _BINARY[e.op]
+        left, right = (p + 1, p) if e.op == "**" else (p, p + 1)  # `**` groups to the right
+        return _wrap(f"{t(e.left, left)} {e.op} {t(e.right, right)}", p, outer)
     if isinstance(e, UnaryOp):
-        return gast.UnaryOp(_UNOPS[e.op](), g(e.operand))
+        p = _NOT if e.op == "not" else _FACTOR
+        return _wrap(f"not {t(e.operand, p)}" if e.op == "not" else e.op + t(e.operand, p), p, outer)
     if isinstance(e, Compare):
-        return gast.Compare(g(e.left), [_CMPOPS[e.op]()], [g(e.right)])
+        return _wrap(f"{t(e.left, _CMP + 1)} {e.op} {t(e.right, _CMP + 1)}", _CMP, outer)
     if isinstance(e, IfExp):
-        return gast.IfExp(g(e.test), g(e.body), g(e.orelse))
+        return _wrap(f"{t(e.body, _TEST + 1)} if {t(e.test, _TEST + 1)} else {t(e.orelse)}", _TEST, outer)
     if isinstance(e, CallX):
-        return gast.Call(g(e.func), [g(a) for a in e.args], [gast.keyword(k, g(v)) for k, v in e.keywords.items()])
+        args = [t(a) for a in e.args] + [f"{k}={t(v)}" for k, v in e.keywords.items()]
+        return f"{t(e.func, _ATOM)}({', '.join(args)})"
     if isinstance(e, Attr):
-        return gast.Attribute(g(e.value), e.attr, gast.Load())
+        value = t(e.value, _ATOM)
+        if isinstance(e.value, Lit) and isinstance(e.value.value, int) and e.value.value >= 0:
+            value += " "  # `3 .real`: `3.real` would read as a float
+        return f"{value}.{e.attr}"
     if isinstance(e, Item):
-        return gast.Subscript(g(e.value), g(e.index), gast.Load())
+        index = _items([t(x) for x in e.index.items]) if isinstance(e.index, TupleX) and e.index.items else t(e.index)
+        return f"{t(e.value, _ATOM)}[{index}]"
     if isinstance(e, TupleX):
-        return gast.Tuple([g(x) for x in e.items], gast.Load())
+        return _wrap(_items([t(x) for x in e.items]), _TUPLE, outer) if e.items else "()"
     if isinstance(e, DictX):
-        return gast.Dict([g(k) for k in e.keys], [g(v) for v in e.values])
+        return "{" + ", ".join(f"{t(k)}: {t(v)}" for k, v in zip(e.keys, e.values)) + "}"
     if isinstance(e, ListX):
-        return gast.List([g(x) for x in e.items], gast.Load())
+        return "[" + ", ".join(map(t, e.items)) + "]"
     raise AssertionError(e)
 
 
-def _simple_to_gast(s: Stmt, ns: Globals) -> gast.stmt:
-    g = lambda x: expr_to_gast(x, ns)  # noqa: E731
+def _simple_text(s: Stmt, ns: Globals) -> str:
+    """A simple statement as one line of Python."""
+    t = lambda x, p=_TEST: expr_text(x, ns, p)  # noqa: E731
     if isinstance(s, Assign):
-        if len(s.targets) == 1:
-            target: gast.expr = _name(s.targets[0], gast.Store())
-        else:
-            target = gast.Tuple([_name(t, gast.Store()) for t in s.targets], gast.Store())
-        return gast.Assign([target], g(s.value), None)
+        return f"{', '.join(s.targets) or '()'} = {t(s.value)}"
     if isinstance(s, Accum):
-        if s.real:
-            if isinstance(s.value, UnaryOp) and s.value.op == "-":  # `dx -= e`, not `dx += -e`
-                return gast.AugAssign(_name(s.name, gast.Store()), gast.Sub(), g(s.value.operand))
-            return gast.AugAssign(_name(s.name, gast.Store()), gast.Add(), g(s.value))
-        return gast.Assign(
-            [_name(s.name, gast.Store())], g(CallX(Obj(runtime.add, "add"), [Name(s.name), s.value])), None
-        )
+        if not s.real:
+            return f"{s.name} = {t(CallX(Obj(runtime.add, 'add'), [Name(s.name), s.value]))}"
+        if isinstance(s.value, UnaryOp) and s.value.op == "-":  # `dx -= e`, not `dx += -e`
+            return f"{s.name} -= {t(s.value.operand)}"
+        return f"{s.name} += {t(s.value)}"
     if isinstance(s, Return):
-        return gast.Return(g(s.value))
+        return f"return {t(s.value)}"
     if isinstance(s, Do):
-        return gast.Expr(g(s.value))
+        return t(s.value, _YIELD)
     if isinstance(s, Del):
-        return gast.Delete([_name(n, gast.Del()) for n in s.names])
+        return f"del {', '.join(s.names)}"
     if isinstance(s, Break):
-        return gast.Break()
+        return "break"
     if isinstance(s, Record):
         record = (
             Lit(None) if not s.names else Name(s.names[0]) if len(s.names) == 1 else TupleX(list(map(Name, s.names)))
         )
-        return gast.Expr(g(CallX(Attr(Name(s.tape), "append"), [record])))
+        return t(CallX(Attr(Name(s.tape), "append"), [record]), _YIELD)
     if isinstance(s, AccNew):
-        return gast.Assign([_name(s.acc, gast.Store())], g(CallX(Obj(s.cls, s.cls.__name__), [Lit(s.depth)])), None)
+        return f"{s.acc} = {t(CallX(Obj(s.cls, s.cls.__name__), [Lit(s.depth)]))}"
     if isinstance(s, AccPush):
-        return gast.Expr(g(CallX(Attr(Name(s.acc), "push0"), [Lit(s.slot), s.zero])))
+        return t(CallX(Attr(Name(s.acc), "push0"), [Lit(s.slot), s.zero]), _YIELD)
     if isinstance(s, AccOne):
-        return gast.Expr(g(CallX(Attr(Name(s.acc), "one"), [Lit(s.slot), s.value])))
+        return t(CallX(Attr(Name(s.acc), "one"), [Lit(s.slot), s.value]), _YIELD)
     if isinstance(s, AccPop):
-        return gast.Assign([_name(s.ct, gast.Store())], g(CallX(Attr(Name(s.acc), "pop"), [Lit(s.slot)])), None)
+        return f"{s.ct} = {t(CallX(Attr(Name(s.acc), 'pop'), [Lit(s.slot)]))}"
     raise AssertionError(s)
 
 
@@ -190,12 +189,6 @@ def _code_of(line: str) -> str:
     except (tokenize.TokenError, SyntaxError):  # the first line of a longer statement
         pass
     return line
-
-
-def _unparse(node: gast.AST) -> str:
-    if not hasattr(node, "lineno"):  # the unparser reads a statement's own line (not its parts': quicker)
-        node.lineno = 1
-    return gast.unparse(node).strip()
 
 
 class _Printer:
@@ -245,7 +238,7 @@ class _Printer:
             self.stmt(s, indent, shown + (s.loc,) if s.loc is not None and s.loc not in shown else shown, note)
 
     def stmt(self, s: Stmt, indent: str, shown: tuple[Loc, ...], note: str | None = None) -> None:
-        g = lambda e: _unparse(expr_to_gast(e, self.ns))  # noqa: E731
+        g = functools.partial(expr_text, ns=self.ns)
         inner = indent + "    "
         if isinstance(s, Def):
             self.emit(s, f"def {s.name}({', '.join(s.params)}):", indent)
@@ -261,9 +254,9 @@ class _Printer:
         elif isinstance(s, While):
             self.emit(s, "while True:", indent)
         elif isinstance(s, Replay):
-            self.emit(s, f"for {_replay_header(s, lambda f: _spell(self.ns, f, f.__name__).id)}:", indent)
+            self.emit(s, f"for {_replay_header(s, lambda f: _spell(self.ns, f, f.__name__))}:", indent)
         else:
-            self.emit(s, _unparse(_simple_to_gast(s, self.ns)), indent, note)
+            self.emit(s, _simple_text(s, self.ns), indent, note)
             return
         self.stmts(s.body, inner, shown)
 
