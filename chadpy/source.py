@@ -114,13 +114,15 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
     try:  # by its code object: the function itself, never the one its `__wrapped__` names
-        lines, first = inspect.getsourcelines(code)
+        module, text, first = _parse_by_indentation(code)
+        if module is None:
+            lines, first = inspect.getsourcelines(code)
+            text = textwrap.dedent("".join(lines))
+            module = gast.parse(text)
     except (OSError, TypeError) as e:
         raise UnknownFunction(
             f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
         ) from None
-    text = textwrap.dedent("".join(lines))
-    module = gast.parse(text)
     tree = module.body[0]
     filename = inspect.getsourcefile(code) or code.co_filename
     parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
@@ -129,6 +131,37 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if not isinstance(tree, gast.FunctionDef):
         raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`", parsed.loc(tree))
     return parsed
+
+
+def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module | None, str, int]:
+    """The parsed `def` of `code`, its text and its first line, found by indentation: it ends
+    before the next line indented no deeper than its first (not blank, a comment or a closing
+    bracket). That line
+    may be inside a string or brackets; then the text before it does not parse, and the caller
+    falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on: several
+    times slower). (None, "", 0) when the indentation uses tabs or the cut text does not parse."""
+    lines, start = inspect.findsource(code)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    head = start  # the `def` line, after the decorators
+    while head + 1 < len(lines) and lines[head].lstrip().startswith("@"):
+        head += 1
+    end = head + 1
+    while end < len(lines):
+        stripped = lines[end].lstrip()  # a closing bracket continues a line (`) -> float:`)
+        if stripped and stripped[0] not in "#)]}" and len(lines[end]) - len(stripped) <= indent:
+            break
+        end += 1
+    while end > head + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1  # trailing blank lines and comments belong to what follows
+    block = lines[start:end]
+    if any("\t" in line[: len(line) - len(line.lstrip())] for line in block):
+        return None, "", 0
+    text = textwrap.dedent("".join(block))
+    try:
+        module = gast.parse(text)
+    except SyntaxError:
+        return None, "", 0
+    return (module, text, start + 1) if len(module.body) == 1 else (None, "", 0)
 
 
 def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:

@@ -1,6 +1,9 @@
 """Each front-end pass on its own: scope's analyses, resolve's cases, desugar's loops, closure conversion."""
 
+import importlib.util
+import inspect
 import math
+import textwrap
 
 import gast
 import numpy as np
@@ -131,3 +134,104 @@ def late_binding(xs):
 def test_closures_reject_a_capture_python_would_read_later():
     with pytest.raises(UnsupportedSyntax, match="assigned again later"):
         lower_function(late_binding, Watch())
+
+
+# ---------------------------------------------------------------- source
+
+
+LAYOUTS = '''
+def tag(*labels):
+    return lambda f: f
+
+
+def plain(x):
+    return x * x
+# a comment at column 0 after the function
+
+
+@tag("first")
+@tag()
+def decorated(x):
+    return x * x
+
+
+def long_signature(
+    x,
+    y=2.0,
+) -> float:
+    return x * y
+
+
+def with_a_string(x):
+    note = """
+this line is less indented than the body
+"""
+    return x * len(note)
+
+
+def with_a_bracket(x):
+    total = (x
++ 1.0)
+    return total * x
+
+
+def column_zero_comment(x):
+    y = x * 3.0
+# between the statements of the body
+    return y * x
+
+
+class Holder:
+    def method(self, x):
+        return x * x
+
+    def next_one(self):
+        return 0
+
+
+def last(x):
+    return x + 1.0'''
+
+
+@pytest.fixture
+def layouts(tmp_path):
+    path = tmp_path / "layouts_module.py"
+    path.write_text(LAYOUTS)
+    spec = importlib.util.spec_from_file_location("layouts_module", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "plain",
+        "decorated",
+        "long_signature",
+        "with_a_string",
+        "with_a_bracket",
+        "column_zero_comment",
+        "method",
+        "last",
+    ],
+)
+def test_a_function_is_read_whole_and_alone_whatever_its_layout(layouts, name):
+    fn = getattr(layouts, name, None) or getattr(layouts.Holder, name)
+    parsed = parse_function(fn)
+    lines, first = inspect.getsourcelines(fn.__code__)  # the reference: Python's tokenizer
+    assert gast.dump(parsed.tree) == gast.dump(gast.parse(textwrap.dedent("".join(lines))).body[0])
+    loc = parsed.loc(parsed.tree)  # the place errors name: the `def` line, in the file
+    assert parsed.first_lineno == first
+    assert loc.line.strip().startswith(f"def {name}(")
+    assert LAYOUTS.splitlines()[loc.lineno - 1].strip() == loc.line.strip()
+
+
+def test_functions_read_by_their_layout_have_right_gradients(layouts):
+    import chadpy as chad
+
+    assert chad.grad(layouts.long_signature, argnums=(0, 1))(3.0, 2.0) == (2.0, 3.0)
+    assert chad.grad(layouts.with_a_string)(2.0) == len("\nthis line is less indented than the body\n")
+    assert chad.grad(layouts.with_a_bracket)(2.0) == 2.0 * 2.0 + 1.0
+    assert chad.grad(layouts.column_zero_comment)(2.0) == 12.0
+    assert chad.grad(layouts.last)(2.0) == 1.0
