@@ -17,13 +17,14 @@ import gast
 
 from .desugar import gast_name
 from .names import NameSupply
+from .scope import walk
 from .source import ParsedFunction
 
 
 def element_assignments(parsed: ParsedFunction) -> None:
     """Rewrite every element assignment of the function (nested functions' too), in place."""
-    names = NameSupply({n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)})
-    for node in gast.walk(parsed.tree):
+    names = NameSupply({n.id for n in walk(parsed.tree) if isinstance(n, gast.Name)})
+    for node in walk(parsed.tree):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(_assigns_elements(s) for s in stmts):
@@ -71,7 +72,7 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
         call = _filled(stmt)
         out.append(_set(call.func.value, gast.Constant(Ellipsis, None), call.args[0]))
     for new in out:
-        for n in gast.walk(new):
+        for n in walk(new):
             if isinstance(n, (gast.expr, gast.stmt)):
                 gast.copy_location(n, stmt)
     return out

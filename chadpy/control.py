@@ -58,7 +58,7 @@ def loop(
     loc = lw.parsed.loc(stmt)
     assigned = scope.assigned(stmt.body)
     if isinstance(stmt, gast.For):
-        assigned |= {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)}
+        assigned |= {n.id for n in scope.walk(stmt.target) if isinstance(n, gast.Name)}
     reads = scope.read(stmt.body) | (scope.read([stmt.test]) if isinstance(stmt, gast.While) else set())
     reads = closures.expand(lw, reads)  # a call of a function named here reads what it reads
     state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))

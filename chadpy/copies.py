@@ -25,7 +25,7 @@ from collections.abc import Iterator
 import gast
 
 from .desugar import gast_name
-from .scope import COMPREHENSIONS, assigned, attribute_stored, functions, local_names, scope_walk, updated
+from .scope import COMPREHENSIONS, assigned, attribute_stored, functions, local_names, scope_walk, updated, walk
 from .source import ParsedFunction
 
 
@@ -169,7 +169,7 @@ def _reads(node: gast.AST, shadowed: frozenset[str]) -> Iterator[tuple[gast.Name
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in shadowed:
             yield n, shadowed
         elif isinstance(n, COMPREHENSIONS):
-            own = shadowed | {t.id for g in n.generators for t in gast.walk(g.target) if isinstance(t, gast.Name)}
+            own = shadowed | {t.id for g in n.generators for t in walk(g.target) if isinstance(t, gast.Name)}
             parts = [g.iter for g in n.generators[1:]] + [c for g in n.generators for c in g.ifs]
             parts += [n.key, n.value] if isinstance(n, gast.DictComp) else [n.elt]
             for part in parts:

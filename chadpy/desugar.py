@@ -95,10 +95,10 @@ def comprehension(
         for cond in reversed(gen.ifs):
             body = [gast.If(cond, body, [])]
         body = [gast.For(gen.target, gen.iter, body, [], None)]
-    for n in gast.walk(body[0]):
+    for n in scope.walk(body[0]):
         if isinstance(n, gast.stmt):
             gast.copy_location(n, node)
-    targets = {n.id for gen in node.generators for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+    targets = {n.id for gen in node.generators for n in scope.walk(gen.target) if isinstance(n, gast.Name)}
     saved = {t: env[t] for t in targets if t in env}
     start = lw.names.fresh("empty")
     lets.append(ir.Let(start, ir.MakeDict([], []) if isinstance(node, gast.DictComp) else ir.MakeList([]), lw.loc))
@@ -170,7 +170,7 @@ def list_of(
         else gast.Tuple([gast_name(t, gast.Store) for t in targets], gast.Store())
     )
     comp = gast.ListComp(elt, [gast.comprehension(target, iterable, ifs or [], 0)])
-    for n in gast.walk(comp):
+    for n in scope.walk(comp):
         if getattr(n, "lineno", None) is None and isinstance(n, (gast.expr, gast.stmt)):
             gast.copy_location(n, elt)
     return comprehension(lw, comp, env, lets)
@@ -393,8 +393,8 @@ def with_blocks(parsed: ParsedFunction) -> None:
     lowering: the body is lowered as ordinary code, the context manager (data) is entered and left
     around it when the forward pass runs. A body that may leave early (`return`, `break`, `continue`)
     would skip `__exit__`: rejected."""
-    names = NameSupply({n.id for n in gast.walk(parsed.tree) if isinstance(n, gast.Name)})
-    for node in gast.walk(parsed.tree):
+    names = NameSupply({n.id for n in scope.walk(parsed.tree) if isinstance(n, gast.Name)})
+    for node in scope.walk(parsed.tree):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(isinstance(s, gast.With) for s in stmts):
@@ -424,7 +424,7 @@ def _without_with(parsed: ParsedFunction, stmts: list[gast.stmt], names: NameSup
                 enter.append(gast.Expr(entered))
             leave.insert(0, gast.Expr(gast.Call(gast.Attribute(gast_name(cm), "__exit__", gast.Load()), [], [])))
         for new in enter + leave:
-            for n in gast.walk(new):
+            for n in scope.walk(new):
                 if isinstance(n, (gast.expr, gast.stmt)):
                     gast.copy_location(n, stmt)
         out += [*enter, *_without_with(parsed, stmt.body, names), *leave]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gast
 
 from .errors import UnsupportedSyntax
+from .scope import children
 from .source import ParsedFunction
 
 # Node types that need no check beyond visiting their children.
@@ -171,7 +172,7 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         raise UnsupportedSyntax(
             "assigning an attribute of an attribute (`a.b.c = ...`) is not supported", parsed.loc(where)
         )
-    for child in gast.iter_child_nodes(node):
+    for child in children(node):
         _check(child, parsed, where)
 
 

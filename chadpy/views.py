@@ -36,7 +36,7 @@ import gast
 
 from .assignments import key_expression
 from .desugar import gast_name
-from .scope import functions, local_names, read, scope_walk, updated
+from .scope import functions, local_names, read, scope_walk, updated, walk
 from .source import ParsedFunction
 
 _KEY_PARTS = (gast.Name, gast.Constant, gast.Slice, gast.Tuple, gast.BinOp, gast.UnaryOp)
@@ -321,7 +321,7 @@ def _view_made(stmt: gast.stmt, local: set[str]) -> View | None:
 def _is_key(node: gast.expr) -> bool:
     """An index made of names and constants: evaluated again later, while none of its names is
     assigned, it is the same."""
-    return all(isinstance(n, (*_KEY_PARTS, gast.operator, gast.unaryop, gast.expr_context)) for n in gast.walk(node))
+    return all(isinstance(n, (*_KEY_PARTS, gast.operator, gast.unaryop, gast.expr_context)) for n in walk(node))
 
 
 def _end(body: list[gast.stmt], where: gast.AST) -> gast.AST:
@@ -344,7 +344,7 @@ def _viewed_again(v: str, view: View, where: gast.AST) -> gast.stmt:
 def _method(receiver: str, method: str, args: list[gast.expr], where: gast.AST) -> gast.stmt:
     call = gast.Call(gast.Attribute(gast_name(receiver), method, gast.Load()), copy.deepcopy(args), [])
     stmt = gast.Expr(call)
-    for n in gast.walk(stmt):
+    for n in walk(stmt):
         if isinstance(n, (gast.expr, gast.stmt)):
             gast.copy_location(n, where)
     return stmt
