@@ -24,14 +24,15 @@ from __future__ import annotations
 from . import arrays, runtime
 from .expressions import Attr, CallX, ListX, Name, Obj, TupleX
 from .names import NameSupply
-from .target import Assign, Def, Do, For, Replay, Stmt, While, expr_names, local_names, mentioned, names_in
+from .target import Assign, Def, Do, For, Replay, Stmt, While, expr_names, local_names, mentioned, names_in, walk
 
 _COLLECTED = {arrays.add_index: arrays.add_columns, runtime.add_at: runtime.add_items}
 
 
 def collect(fn: Def) -> Def:
     """fn with each loop's one-hots to a cotangent it only adds to collected in two lists."""
-    _in_block(fn.body, NameSupply(local_names([fn]) | expr_names([fn])))
+    if any(isinstance(s, (For, While, Replay)) for s in walk([fn])):
+        _in_block(fn.body, NameSupply(local_names([fn]) | expr_names([fn])))
     return fn
 
 

@@ -59,8 +59,11 @@ from .tidy import ADDERS
 
 def fuse(fn: Def) -> Def:
     """fn with each replay that carries one unchanged float cotangent accumulated forward."""
+    replays = [s for s in walk([fn]) if isinstance(s, Replay)]
+    if not replays:
+        return fn
     names = NameSupply(local_names([fn]) | expr_names([fn]))
-    for replay in reversed([s for s in walk([fn]) if isinstance(s, Replay)]):  # innermost first
+    for replay in reversed(replays):  # innermost first
         _fuse(fn, replay, names)
     return fn
 

@@ -67,8 +67,10 @@ def release(fn: Def, types: dict[str, VType]) -> Def:
 def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
     """A loop's record holds `like(x)` (bound just before it) for an array x its replay reads only
     for the shape; the replay reads that stand-in."""
-    stand_ins: dict[str, dict[str, str]] = {}  # tape -> {recorded array: its stand-in}
-    names = NameSupply(local_names([fn]) | expr_names([fn]))
+    replays = [s for s in walk([fn]) if isinstance(s, Replay)]
+    if not replays:
+        return fn
+    shape_only: dict[str, list[str]] = {}  # tape -> the recorded arrays its replay reads for the shape only
     # what an iteration makes on every path (not a part of an object alive anyway, `xs[i]` or `a.T`,
     # nor a value bound on one path only, None on the others, nor the state it hands on), and
     # the tuples it makes (`np.concatenate`'s argument)
@@ -83,17 +85,17 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
                 single = [b for b in made if len(b.targets) == 1]  # (a loop carrying nothing ends `() = ()`)
                 tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
     written = _written_in_place(fn)  # alive in the record of each write: a stand-in frees nothing
-    for s in walk([fn]):
-        if isinstance(s, Replay):
-            shape_reads: Counter[str] = Counter()
-            value_reads: Counter[str] = Counter()
-            _count_reads(s.body, shape_reads, value_reads)
-            shaped = [n for n in s.names if n in fresh and (_array(types.get(n)) or n in tuples) and shape_reads[n]]
-            shape_only = [n for n in shaped if not value_reads[n] and n not in written]
-            if shape_only:
-                stand_ins[s.tape] = {n: names.fresh(n + "_like") for n in shape_only}
-    if not stand_ins:
+    for s in replays:
+        shape_reads: Counter[str] = Counter()
+        value_reads: Counter[str] = Counter()
+        _count_reads(s.body, shape_reads, value_reads)
+        shaped = [n for n in s.names if n in fresh and (_array(types.get(n)) or n in tuples) and shape_reads[n]]
+        if only := [n for n in shaped if not value_reads[n] and n not in written]:
+            shape_only[s.tape] = only
+    if not shape_only:
         return fn
+    names = NameSupply(local_names([fn]) | expr_names([fn]))
+    stand_ins = {tape: {n: names.fresh(n + "_like") for n in only} for tape, only in shape_only.items()}
 
     def rewrite(stmts: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []
@@ -165,8 +167,10 @@ def _let_go(fn: Def, types: dict[str, VType]) -> Def:
         and _array(types.get(s.targets[0]))
         and _made(s.value)
     ]
-    written = _written_in_place(fn)  # the same object lives on
-    free = [n for n in arrays_bound if not value_reads[n] and n not in written]
+    free = [n for n in arrays_bound if not value_reads[n]]
+    if free:
+        written = _written_in_place(fn)  # the same object lives on
+        free = [n for n in free if n not in written]
     if not free:
         return fn
     names = NameSupply(local_names([fn]) | expr_names([fn]))

@@ -9,6 +9,7 @@ first-class nodes, so the simplifier can turn them into plain local variables.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from operator import is_not
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -370,9 +371,20 @@ def map_exprs(node: object, fn) -> object:
     parts = node.parts()
     if parts:
         new = [map_exprs(p, fn) for p in parts]
-        if any(a is not b for a, b in zip(new, parts)):
+        if any(map(is_not, new, parts)):
             node = node.with_parts(new)
     return fn(node)
+
+
+def _renamed(e: Expr, mapping: dict[str, str]) -> Expr:
+    """`rename` of an expression (map_exprs's walk, without a call of a function per node)."""
+    if type(e) is Name:
+        return Name(mapping[e.id]) if e.id in mapping else e
+    parts = e.parts()
+    if not parts:
+        return e
+    new = [_renamed(p, mapping) for p in parts]
+    return e.with_parts(new) if any(map(is_not, new, parts)) else e
 
 
 def rename(node: object, mapping: dict[str, str]) -> object:
@@ -382,7 +394,7 @@ def rename(node: object, mapping: dict[str, str]) -> object:
     if isinstance(node, list):
         return [rename(s, mapping) for s in node]
     if isinstance(node, Expr):
-        return map_exprs(node, lambda e: Name(mapping[e.id]) if isinstance(e, Name) and e.id in mapping else e)
+        return _renamed(node, mapping)
     if isinstance(node, Def) and set(node.params) & set(mapping):  # a parameter shadows the outer name
         mapping = {k: v for k, v in mapping.items() if k not in node.params}
     return node.map(lambda n: mapping.get(n, n), lambda e: rename(e, mapping), lambda b: rename(b, mapping))
