@@ -34,45 +34,54 @@ def verify(f: ir.Function) -> None:
 
 
 class _Checker:
+    """The names in scope are one set, each block's taken out again as it ends: a copy of the scope
+    per binding made checking a long function quadratic."""
+
     def __init__(self, fn: ir.Function, todo: list[ir.Function]):
         self.fn = fn
         self.todo = todo  # lifted functions met here, checked after
-        self.bound: set[str] = set()
+        self.bound: set[str] = set()  # every name bound so far, anywhere in the function
+        self.visible: set[str] = set()  # the names in scope here
 
     def fail(self, message: str) -> IRError:
         return IRError(f"in the IR of `{self.fn.name}`: {message}\n{ir.format_function(self.fn)}")
 
     def run(self) -> None:
-        self.block(self.fn.body, self.binds(self.fn.params, frozenset()))
+        self.bind(self.fn.params)
+        self.block(self.fn.body, [])
 
-    def binds(self, names: list[str] | tuple[str, ...], scope: frozenset[str]) -> frozenset[str]:
+    def bind(self, names: list[str] | tuple[str, ...]) -> list[str]:
         for name in names:
             if name in self.bound:
                 raise self.fail(f"`{name}` is bound twice")
             self.bound.add(name)
-        return scope | set(names)
+            self.visible.add(name)
+        return list(names)
 
-    def atom(self, a: object, scope: frozenset[str]) -> None:
+    def atom(self, a: object) -> None:
         if not isinstance(a, (ir.Var, ir.Const, ir.Ref)):
             raise self.fail(f"an operand is not an atom: {a!r}")
-        if isinstance(a, ir.Var) and a.name not in scope:
+        if isinstance(a, ir.Var) and a.name not in self.visible:
             raise self.fail(f"`{a.name}` is read where it is not bound")
 
-    def block(self, block: ir.Block, scope: frozenset[str]) -> frozenset[str]:
-        """Check a block; return the scope at its end (its lets bound)."""
+    def block(self, block: ir.Block, read_at_end: list[ir.Atom]) -> None:
+        """Check a block, and `read_at_end` in its scope at its end (a loop's next state)."""
+        made: list[str] = []
         for let in block.lets:
-            self.expr(let.expr, scope)
-            scope = self.binds(ir.bound_names(let), scope)
-        self.atom(block.result, scope)
-        return scope
+            self.expr(let.expr)
+            made += self.bind(ir.bound_names(let))
+        for a in [block.result, *read_at_end]:
+            self.atom(a)
+        self.visible.difference_update(made)
 
-    def expr(self, e: ir.Expr, scope: frozenset[str]) -> None:
+    def expr(self, e: ir.Expr) -> None:
         for a in ir.operands(e):
-            self.atom(a, scope)
+            self.atom(a)
         if isinstance(e, ir.MakeClosure) and isinstance(e.code, ir.Function):
             self.todo.append(e.code)
-        inner = self.binds(ir.scoped(e), scope)
-        ends = [self.block(b, inner) for b in ir.blocks(e)]
-        if isinstance(e, ir.Loop):
-            for a in ir.loop_results(e):
-                self.atom(a, ends[-1])  # read in the body's scope
+        inner = self.bind(ir.scoped(e))
+        parts = ir.blocks(e)
+        for k, b in enumerate(parts):
+            last_of_loop = isinstance(e, ir.Loop) and k == len(parts) - 1
+            self.block(b, ir.loop_results(e) if last_of_loop else [])  # read in the body's scope
+        self.visible.difference_update(inner)

@@ -78,6 +78,21 @@ def _fn(params, lets, result):
             ),
             "`t` is read where it is not bound",
         ),
+        (  # nor in the other branch
+            _fn(
+                ["c"],
+                [
+                    ir.Let(
+                        "r",
+                        ir.Case(
+                            ir.Var("c"), ir.Block([ir.Let("t", ir.Const(1))], ir.Var("t")), ir.Block([], ir.Var("t"))
+                        ),
+                    )
+                ],
+                ir.Var("r"),
+            ),
+            "`t` is read where it is not bound",
+        ),
         (  # a loop's next state is read in its body's scope; its state is not visible after it
             _fn(
                 ["n"],
