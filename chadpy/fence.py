@@ -80,6 +80,22 @@ _ALLOWED = (
     gast.MatMult,
 )
 
+# The allowed node types with a check of their own below; the others only have their children checked.
+_CHECKED = (
+    gast.Assign,
+    gast.AugAssign,
+    gast.AnnAssign,
+    gast.Expr,
+    gast.List,
+    gast.Tuple,
+    gast.For,
+    gast.While,
+    gast.comprehension,
+    gast.Dict,
+    gast.Attribute,
+)
+_PLAIN = frozenset(kind for kind in _ALLOWED if kind not in _CHECKED)
+
 # What to call a rejected construct, and a hint where there is one.
 _REJECTED = {
     gast.Global: "`global` declarations are not supported: a differentiated function must not rebind module state",
@@ -131,6 +147,10 @@ def _check_function(fn: gast.FunctionDef | gast.Lambda, parsed: ParsedFunction, 
 def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = None) -> None:
     where = node if hasattr(node, "lineno") else line_node
     kind = type(node)
+    if kind in _PLAIN:  # most nodes: only their children to check (the tests below, by type, in a set)
+        for child in children(node):
+            _check(child, parsed, where)
+        return
     if kind in _REJECTED:
         raise UnsupportedSyntax(_REJECTED[kind], parsed.loc(where))
     if isinstance(node, (gast.FunctionDef, gast.Lambda)):  # closure-converted by `lower`

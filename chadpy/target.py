@@ -9,8 +9,8 @@ first-class nodes, so the simplifier can turn them into plain local variables.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from operator import is_not
 from dataclasses import dataclass, field
+from operator import is_not
 from typing import TYPE_CHECKING
 
 from .expressions import Expr, Item, Lit, Name, TupleX
