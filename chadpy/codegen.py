@@ -182,6 +182,8 @@ def _code_of(line: str) -> str:
     """A line of the user's source without its indentation and its comment (asked once per statement
     the line made: cached)."""
     line = line.strip()
+    if "#" not in line:  # no comment to find: no tokenizing (most lines)
+        return line
     try:
         for token in tokenize.generate_tokens(io.StringIO(line).readline):
             if token.type == tokenize.COMMENT:
