@@ -150,7 +150,8 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
                 mapping = {}
                 for param, arg in zip(d.params, s.value.args):
                     if isinstance(arg, Name):
-                        mapping[param] = arg.id
+                        if arg.id != param:  # (`body_bp(d, acc)`: nothing to rename in its long body)
+                            mapping[param] = arg.id
                     else:  # e.g. a tuple cotangent {0: da, 1: db}: d_a_b, for `a, b = ...`
                         ct = "d_" + name.removesuffix("_bp")
                         out.append(Assign([ct], arg, comment=s.comment, loc=d.loc or s.loc))

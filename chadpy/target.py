@@ -419,7 +419,26 @@ def iter_exprs(node: object) -> Iterator[Expr]:
 def names_in(node: object) -> set[str]:
     """The names the expressions inside node read (an expression, a statement or a list of either;
     not what a statement reads itself, such as a tape: `expr_names` adds those)."""
-    return {e.id for e in iter_exprs(node) if isinstance(e, Name)}
+    out: set[str] = set()
+    _add_names(node, out)
+    return out
+
+
+def _add_names(node: object, out: set[str]) -> None:
+    """`iter_exprs`'s walk, collecting names without a generator per node (the passes ask often)."""
+    if type(node) is Name:
+        out.add(node.id)
+    elif isinstance(node, Expr):
+        for p in node.parts():
+            _add_names(p, out)
+    elif isinstance(node, list):
+        for x in node:
+            _add_names(x, out)
+    elif isinstance(node, Stmt):
+        for e in node.exprs():
+            _add_names(e, out)
+        for body in node.bodies():
+            _add_names(body, out)
 
 
 def expr_names(node: object) -> set[str]:
@@ -432,7 +451,11 @@ def expr_names(node: object) -> set[str]:
 
 def mentioned(s: Stmt) -> set[str]:
     """The names s (or anything nested in it) reads or binds."""
-    return expr_names([s]) | {n for x in walk([s]) for n in x.binds()}
+    out = names_in(s)
+    for x in walk([s]):
+        out.update(x.reads())
+        out.update(x.binds())
+    return out
 
 
 def assigned(stmts: list[Stmt], always: bool = False) -> list[str]:
