@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -86,6 +87,7 @@ def _sliced(index: Any) -> bool:
 
 
 _SLICING = (slice, type(Ellipsis), type(None))
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
 
 
@@ -252,23 +254,23 @@ class Scatter:
         loop over them; None otherwise."""
         if self.dtype.kind != "f" or not self.items or type(self.items[0][0]) is slice:
             return None
-        indices, values = zip(*self.items)
+        indices = list(map(_FIRST, self.items))  # not zip(*items): one argument per item
+        values = list(map(_SECOND, self.items))
         ndim = len(self.shape)
         # bools are masks to NumPy (x[True, 1] is a row) but become ints in np.array, so look first
-        if ndim > 1 and set(map(type, indices)) != {tuple}:
-            return None  # a row `x[i]`, or a slice
-        parts = indices if ndim == 1 else itertools.chain.from_iterable(indices)
+        if ndim > 1 and (set(map(type, indices)) != {tuple} or set(map(len, indices)) != {ndim}):
+            return None  # a row `x[i]`, or a slice: not one index per axis
+        parts = indices if ndim == 1 else list(itertools.chain.from_iterable(indices))
         if not set(map(type, parts)) <= _INT_TYPES:
             return None
         try:
-            where = np.array(indices)
+            where = np.fromiter(parts, np.int64, len(parts))  # ints beyond int64 raise, never wrap
             weights = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError):  # ragged indices, or Zero, a Scatter or an array among the values
+        except (TypeError, ValueError, OverflowError):  # Zero, a Scatter or an array among the values
             return None
-        wanted = (len(indices),) if ndim == 1 else (len(indices), ndim)
-        if where.dtype.kind not in "iu" or where.shape != wanted or weights.shape != wanted[:1]:
-            return None  # ints beyond int64, not one int per axis, or not one number each
-        return (where,) if ndim == 1 else tuple(where.T), weights
+        if weights.shape != (len(indices),):
+            return None  # not one number each
+        return (where,) if ndim == 1 else tuple(where.reshape(len(indices), ndim).T), weights
 
     def _add_items(self, out: np.ndarray) -> None:
         # index length -> (indices, values); length-1 indices are stored as plain ints

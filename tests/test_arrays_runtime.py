@@ -233,6 +233,28 @@ def test_densify_of_element_one_hots_with_a_row_or_a_bool_among_them(rng):
         np.testing.assert_allclose(s.densify(), expected)
 
 
+def test_densify_of_element_one_hots_with_a_shorter_tuple_among_them():
+    # a one-tuple index of a matrix is a row: beside a three-tuple, the ints come to two per item in
+    # all, which must not make them read as two elements
+    x = np.zeros((3, 4))
+    s = add(index_ct(1.5, x, (0, 1, 2)), index_ct(0.25, x, (2,)))
+    with pytest.raises(IndexError):  # three indices for a matrix, as NumPy says
+        s.densify()
+    s = add(index_ct(0.25, x, (2,)), index_ct(0.5, x, (1, 3)))
+    expected = np.zeros(x.shape)
+    expected[2] += 0.25
+    expected[1, 3] += 0.5
+    np.testing.assert_allclose(s.densify(), expected)
+
+
+def test_densify_of_an_index_beyond_int64_raises_rather_than_wraps():
+    x = np.zeros((3, 4))
+    s = index_ct(1.0, x, (np.uint64(2**64 - 1), 0))  # would wrap to -1, the last row
+    s = add(s, index_ct(1.0, x, (0, 0)))
+    with pytest.raises((IndexError, OverflowError)):
+        s.densify()
+
+
 def test_densify_returns_a_fresh_array_each_time(rng):
     x = rng.standard_normal(3)
     s = index_ct(2.0, x, 1)
