@@ -146,7 +146,7 @@ def _simple_text(s: Stmt, ns: Globals) -> str:
     """A simple statement as one line of Python."""
     t = lambda x, p=_TEST: expr_text(x, ns, p)  # noqa: E731
     if isinstance(s, Assign):
-        return f"{', '.join(s.targets) or '()'} = {t(s.value)}"
+        return f"{', '.join(s.targets) or '()'} = {t(s.value)}"  # `() = ()`: binds nothing
     if isinstance(s, Accum):
         if not s.real:
             return f"{s.name} = {t(CallX(Obj(runtime.add, 'add'), [Name(s.name), s.value]))}"

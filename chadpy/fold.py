@@ -45,7 +45,8 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
     tape; the backpropagator replays the tape newest first, running one iteration's
     backpropagator per record (iteratively: no recursion, whatever the trip count)."""
     state = e.state
-    fwd: list[Stmt] = [Assign(list(state), one_or_tuple([c.primal(a) for a in e.init]))]
+    # a loop that carries nothing (it runs only for what it calls) has no state to set
+    fwd: list[Stmt] = [Assign(list(state), one_or_tuple([c.primal(a) for a in e.init]))] if state else []
     tape = c.names.fresh("tape") if bp is not None else None
     if tape is not None:
         fwd.append(Assign([tape], ListX([]), comment="one record per iteration"))
@@ -72,7 +73,8 @@ def loop(c: Chad, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str
         sometimes = [n for n in record.names if n in bound and n not in always]
         if sometimes:  # bound on one path only: the record still needs a value
             iteration.insert(0, set_on_one_path_only(sometimes))
-    iteration.append(Assign(list(state), one_or_tuple([c.primal(a) for a in e.next])))
+    if state:
+        iteration.append(Assign(list(state), one_or_tuple([c.primal(a) for a in e.next])))
     if e.stop is not None:
         iteration.append(If(c.primal(e.stop), [Break()], []))
     if isinstance(e, ir.ForLoop):

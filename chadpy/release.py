@@ -82,7 +82,7 @@ def _record_stand_ins(fn: Def, types: dict[str, VType]) -> Def:
             if any(isinstance(r, Record) for r in body):
                 made = [b for b in body if isinstance(b, Assign) and not _carried_or_read(b)]
                 fresh.update(n for b in made for n in b.targets if n not in placeholders)
-                single = [b for b in made if len(b.targets) == 1]  # (a loop carrying nothing ends `() = ()`)
+                single = [b for b in made if len(b.targets) == 1]
                 tuples.update((b.targets[0], b.value) for b in single if isinstance(b.value, TupleX))
     written = _written_in_place(fn)  # alive in the record of each write: a stand-in frees nothing
     for s in replays:

@@ -558,3 +558,16 @@ def test_a_loops_count_is_read_again_not_recorded():
         np.testing.assert_allclose(gw, ds_dw, rtol=1e-12)
     assert_grad_matches_fd(weighted_until, (xs, 0.9, 2.0), argnums=(0, 1))
     assert_grad_matches_fd(keyed_recurrence, ({"b": 0.5, "a": -0.3, "c": 1.2}, 0.7), argnums=(0, 1))
+
+
+def loop_carrying_nothing(xs, y):
+    for x in xs:  # noqa: B007  (a loop that runs for nothing it keeps)
+        pass
+    return y * y
+
+
+def test_a_loop_carrying_nothing_sets_no_state():
+    # its state was an empty tuple, set before the loop and again in every iteration: `() = ()`
+    source = chad.source(loop_carrying_nothing, [1.0, 2.0], 3.0)
+    assert "() = ()" not in source
+    assert chad.grad(loop_carrying_nothing, argnums=(0, 1))([1.0, 2.0], 3.0) == ([0.0, 0.0], 6.0)
