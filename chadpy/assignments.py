@@ -23,11 +23,12 @@ from .source import ParsedFunction
 
 def element_assignments(parsed: ParsedFunction) -> None:
     """Rewrite every element assignment of the function (nested functions' too), in place."""
-    names = NameSupply({n.id for n in walk(parsed.tree) if isinstance(n, gast.Name)})
+    names = None  # the function's names, read at the first element assignment
     for node in walk(parsed.tree):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(_assigns_elements(s) for s in stmts):
+                names = names or NameSupply({n.id for n in walk(parsed.tree) if isinstance(n, gast.Name)})
                 setattr(node, field, [new for s in stmts for new in _rewritten(s, names)])
 
 

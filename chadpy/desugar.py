@@ -393,11 +393,12 @@ def with_blocks(parsed: ParsedFunction) -> None:
     lowering: the body is lowered as ordinary code, the context manager (data) is entered and left
     around it when the forward pass runs. A body that may leave early (`return`, `break`, `continue`)
     would skip `__exit__`: rejected."""
-    names = NameSupply({n.id for n in scope.walk(parsed.tree) if isinstance(n, gast.Name)})
+    names = None  # the function's names, read at the first `with` (most functions have none)
     for node in scope.walk(parsed.tree):
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(isinstance(s, gast.With) for s in stmts):
+                names = names or NameSupply({n.id for n in scope.walk(parsed.tree) if isinstance(n, gast.Name)})
                 setattr(node, field, _without_with(parsed, stmts, names))
 
 
