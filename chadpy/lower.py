@@ -78,8 +78,11 @@ class Lowerer:
         self.names = NameSupply(all_names)
         body = scope.function_body(self.node)
         self.locals = scope.local_names(self.node)
-        self.later = scope.assigned_later(body)  # per function made, or node using one: names assigned after it
-        self.function_reads = scope.function_reads(body)  # what calling each function named here reads
+        makes_functions = scope.makes_functions(body)
+        # per function made, or node using one: names assigned after it
+        self.later = scope.assigned_later(body) if makes_functions else {}
+        # what calling each function named here reads
+        self.function_reads = scope.function_reads(body) if makes_functions else {}
         self.hidden: dict[str, ir.Atom | None] = {}  # the variables comprehension variables hide, while lowered
         self.resolver = resolve.Resolver(parsed, watch, self.locals)
         self.closures: dict[str, closures.Closure | closures.Def] = {}  # SSA name -> the function (value) it holds

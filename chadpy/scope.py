@@ -250,10 +250,8 @@ def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
     """For each function made in this scope, and each node of its statements' own expressions
     (where a function value may be used): the names the scope may assign after it (the rest of
     its block and the blocks around it, a surrounding loop's body, which runs again, and the
-    variables of a comprehension it is in). Empty if the scope makes no function."""
+    variables of a comprehension it is in). Asked only of a scope that makes a function."""
     out: dict[int, set[str]] = {}
-    if not any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in body for n in walk(s)):
-        return out
 
     def visit(stmts: list[gast.stmt], after: set[str]) -> None:
         rests = [after]  # names assigned after each statement, built from the end (linear)
@@ -273,6 +271,12 @@ def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
 
     visit(body, set())
     return out
+
+
+def makes_functions(body: list[gast.stmt]) -> bool:
+    """Whether a `def` or a `lambda` is anywhere in the statements (most functions have none, and
+    need neither `assigned_later` nor `function_reads`)."""
+    return any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for s in body for n in walk(s))
 
 
 def function_reads(body: list[gast.stmt]) -> dict[str, set[str]]:
