@@ -170,6 +170,8 @@ class Program:
                 changed |= spec.result != before
             if not changed and len(self.specs) == count:
                 break
+            if len(self.specs) == count and not any(s.callees for s in self.specs.values()):
+                break  # no specialisation calls another: a round more would infer the same types
         reachable, todo = [], [entry]
         while todo:
             s = todo.pop()
