@@ -33,7 +33,7 @@ from .vtypes import INT, Arr, Float, VType
 
 def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
     stmts = literal_parts(accumulate(empty_branches([fn])))
-    if types:
+    if types and any(isinstance(t, Arr) for t in types.values()):  # 3 and 4 are about arrays only
         stmts = merge_one_hots(same_shapes(stmts, types), types)
     return stmts[0]
 
