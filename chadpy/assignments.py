@@ -17,7 +17,7 @@ import gast
 
 from .desugar import gast_name
 from .names import NameSupply
-from .scope import walk
+from .scope import all_names, walk
 from .source import ParsedFunction
 
 
@@ -28,7 +28,8 @@ def element_assignments(parsed: ParsedFunction) -> None:
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(_assigns_elements(s) for s in stmts):
-                names = names or NameSupply({n.id for n in walk(parsed.tree) if isinstance(n, gast.Name)})
+                if names is None:
+                    names = NameSupply(all_names(parsed.tree))
                 setattr(node, field, [new for s in stmts for new in _rewritten(s, names)])
 
 

@@ -398,7 +398,8 @@ def with_blocks(parsed: ParsedFunction) -> None:
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(isinstance(s, gast.With) for s in stmts):
-                names = names or NameSupply({n.id for n in scope.walk(parsed.tree) if isinstance(n, gast.Name)})
+                if names is None:
+                    names = NameSupply(scope.all_names(parsed.tree))
                 setattr(node, field, _without_with(parsed, stmts, names))
 
 

@@ -74,8 +74,7 @@ class Lowerer:
         self.constructing = constructing  # lowering `cls.__init__` as the constructor of this class
         self.watch = watch
         self.node = node if node is not None else parsed.tree
-        all_names = {n.id for n in scope.walk(self.node) if isinstance(n, gast.Name)}
-        self.names = NameSupply(all_names)
+        self.names = NameSupply(scope.all_names(self.node))
         body = scope.function_body(self.node)
         self.locals = scope.local_names(self.node)
         makes_functions = scope.makes_functions(body)

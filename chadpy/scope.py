@@ -84,6 +84,11 @@ def walk(node: gast.AST) -> Iterator[gast.AST]:
         yield node
 
 
+def all_names(tree: gast.AST) -> set[str]:
+    """Every name the tree mentions (what a supply of fresh names must avoid)."""
+    return {n.id for n in walk(tree) if isinstance(n, gast.Name)}
+
+
 def scope_walk(nodes: list[gast.AST], comprehensions: bool = True) -> Iterator[gast.AST]:
     """The nodes of one function's scope: a nested `def` or `lambda` is yielded, with its
     defaults (evaluated here), but not its body (its own scope). Without `comprehensions`,

@@ -114,11 +114,12 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
     try:  # by its code object: the function itself, never the one its `__wrapped__` names
-        module, text, first = _parse_by_indentation(code)
-        if module is None:
+        found = _parse_by_indentation(code)
+        if found is None:
             lines, first = inspect.getsourcelines(code)
             text = textwrap.dedent("".join(lines))
-            module = gast.parse(text)
+            found = gast.parse(text), text, first
+        module, text, first = found
     except (OSError, TypeError) as e:
         raise UnknownFunction(
             f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
@@ -133,13 +134,12 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     return parsed
 
 
-def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module | None, str, int]:
-    """The parsed `def` of `code`, its text and its first line, found by indentation: it ends
-    before the next line indented no deeper than its first (not blank, a comment or a closing
-    bracket). That line
-    may be inside a string or brackets; then the text before it does not parse, and the caller
-    falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on: several
-    times slower). (None, "", 0) when the indentation uses tabs or the cut text does not parse."""
+def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module, str, int] | None:
+    """The parsed `def` of `code`, its text and its first line, found by indentation: it ends before
+    the next line indented no deeper than its first (not blank, a comment or a closing bracket).
+    That line may be inside a string or brackets; then the text before it does not parse, and the
+    caller falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on:
+    several times slower). None when the indentation uses tabs or the cut text does not parse."""
     lines, start = inspect.findsource(code)
     indent = len(lines[start]) - len(lines[start].lstrip())
     head = start  # the `def` line, after the decorators
@@ -155,13 +155,13 @@ def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module | None, str
         end -= 1  # trailing blank lines and comments belong to what follows
     block = lines[start:end]
     if any("\t" in line[: len(line) - len(line.lstrip())] for line in block):
-        return None, "", 0
+        return None
     text = textwrap.dedent("".join(block))
     try:
         module = gast.parse(text)
     except SyntaxError:
-        return None, "", 0
-    return (module, text, start + 1) if len(module.body) == 1 else (None, "", 0)
+        return None
+    return (module, text, start + 1) if len(module.body) == 1 else None
 
 
 def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:

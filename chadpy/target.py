@@ -376,17 +376,6 @@ def map_exprs(node: object, fn) -> object:
     return fn(node)
 
 
-def _renamed(e: Expr, mapping: dict[str, str]) -> Expr:
-    """`rename` of an expression (map_exprs's walk, without a call of a function per node)."""
-    if type(e) is Name:
-        return Name(mapping[e.id]) if e.id in mapping else e
-    parts = e.parts()
-    if not parts:
-        return e
-    new = [_renamed(p, mapping) for p in parts]
-    return e.with_parts(new) if any(map(is_not, new, parts)) else e
-
-
 def rename(node: object, mapping: dict[str, str]) -> object:
     """Substitute names in an expression or a statement list (binders included)."""
     if not mapping:
@@ -394,51 +383,39 @@ def rename(node: object, mapping: dict[str, str]) -> object:
     if isinstance(node, list):
         return [rename(s, mapping) for s in node]
     if isinstance(node, Expr):
-        return _renamed(node, mapping)
+        return map_exprs(node, lambda e: Name(mapping[e.id]) if isinstance(e, Name) and e.id in mapping else e)
     if isinstance(node, Def) and set(node.params) & set(mapping):  # a parameter shadows the outer name
         mapping = {k: v for k, v in mapping.items() if k not in node.params}
     return node.map(lambda n: mapping.get(n, n), lambda e: rename(e, mapping), lambda b: rename(b, mapping))
 
 
-def iter_exprs(node: object) -> Iterator[Expr]:
-    """Every expression inside an expression, a statement or a list of them."""
-    if isinstance(node, list):
-        for x in node:
-            yield from iter_exprs(x)
-    elif isinstance(node, Expr):
-        yield node
+def iter_exprs(node: object) -> list[Expr]:
+    """Every expression inside an expression, a statement or a list of them, outermost first (a
+    list: the passes ask often, and a generator per node cost more than the walk itself)."""
+    out: list[Expr] = []
+    _add_exprs(node, out)
+    return out
+
+
+def _add_exprs(node: object, out: list[Expr]) -> None:
+    if isinstance(node, Expr):
+        out.append(node)
         for p in node.parts():
-            yield from iter_exprs(p)
+            _add_exprs(p, out)
+    elif isinstance(node, list):
+        for x in node:
+            _add_exprs(x, out)
     elif isinstance(node, Stmt):
         for e in node.exprs():
-            yield from iter_exprs(e)
+            _add_exprs(e, out)
         for body in node.bodies():
-            yield from iter_exprs(body)
+            _add_exprs(body, out)
 
 
 def names_in(node: object) -> set[str]:
     """The names the expressions inside node read (an expression, a statement or a list of either;
     not what a statement reads itself, such as a tape: `expr_names` adds those)."""
-    out: set[str] = set()
-    _add_names(node, out)
-    return out
-
-
-def _add_names(node: object, out: set[str]) -> None:
-    """`iter_exprs`'s walk, collecting names without a generator per node (the passes ask often)."""
-    if type(node) is Name:
-        out.add(node.id)
-    elif isinstance(node, Expr):
-        for p in node.parts():
-            _add_names(p, out)
-    elif isinstance(node, list):
-        for x in node:
-            _add_names(x, out)
-    elif isinstance(node, Stmt):
-        for e in node.exprs():
-            _add_names(e, out)
-        for body in node.bodies():
-            _add_names(body, out)
+    return {e.id for e in iter_exprs(node) if isinstance(e, Name)}
 
 
 def expr_names(node: object) -> set[str]:
