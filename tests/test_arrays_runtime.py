@@ -923,3 +923,23 @@ def test_a_vectors_one_hots_in_columns_sum_like_items():
     nested = index_ct(add_index(index_ct(1.5, A[2], 1), 2.5, A[2], 3), A, 2)  # A[2][1], A[2][3]
     np.testing.assert_array_equal(nested.densify()[2], [0.0, 1.5, 0.0, 2.5])
     assert add_index(Zero, 1.0, np.zeros(3, np.float32), 0).columns is None  # float32: items, NumPy's casting
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float64"), ("float32", "float32")])
+def test_a_sum_of_outer_products_densifies_to_the_sum(rng, dtypes):
+    # Outers.densify stacks its terms in one product: the result must be the plain sum of outer
+    # products, in the dtype NumPy gives that sum, across a fold into the base and with a dense base
+    lefts = [rng.standard_normal(5).astype(dtypes[k % 2]) for k in range(arrays.Outers.FOLD_AT + 7)]
+    rights = [rng.standard_normal(3).astype(dtypes[(k + 1) % 2]) for k in range(len(lefts))]
+    ct = arrays.Outers(lefts[0], rights[0])
+    for u, v in zip(lefts[1:], rights[1:]):
+        ct = ct.append(u, v)
+    extra = rng.standard_normal((5, 3))
+    ct = ct + extra
+    expected = sum(np.outer(u, v) for u, v in zip(lefts, rights)) + extra
+    out = ct.densify()
+    assert out.dtype == expected.dtype
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    one = arrays.Outers(lefts[0], rights[0]).densify()
+    assert one.dtype == np.outer(lefts[0], rights[0]).dtype
+    np.testing.assert_allclose(one, np.outer(lefts[0], rights[0]), rtol=1e-6)
