@@ -25,7 +25,17 @@ from collections.abc import Iterator
 import gast
 
 from .desugar import gast_name
-from .scope import COMPREHENSIONS, assigned, attribute_stored, functions, local_names, scope_walk, updated, walk
+from .scope import (
+    COMPREHENSIONS,
+    assigned,
+    attribute_stored,
+    functions,
+    local_names,
+    outline,
+    scope_walk,
+    updated,
+    walk,
+)
 from .source import ParsedFunction
 
 
@@ -56,7 +66,8 @@ class Copies:
 def follow_copies(parsed: ParsedFunction) -> None:
     """Make reads of copies reads of the original, in every function of the tree, in place."""
     for node in functions(parsed.tree):
-        node.body = _block(node.body, Copies(local_names(node)))
+        if any(map(_is_copy, outline(node))):  # without a `b = a`, no name has copies: nothing changes
+            node.body = _block(node.body, Copies(local_names(node)))
 
 
 def _block(stmts: list[gast.stmt], copies: Copies) -> list[gast.stmt]:

@@ -138,9 +138,20 @@ def read(nodes: list[gast.AST]) -> set[str]:
     return {name for s in nodes for node in walk(s) if (name := name_read(node)) is not None}
 
 
+def outline(node: gast.AST) -> Iterator[gast.AST]:
+    """The nodes of the tree that are not expressions nor in one (statements and what holds them),
+    breadth first, in `walk`'s order: a statement is never inside an expression, so finding one
+    needs no walk of the expressions, most of a tree's nodes."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        todo.extend(c for c in children(node) if not isinstance(c, gast.expr))
+        yield node
+
+
 def functions(tree: gast.AST) -> list[gast.FunctionDef]:
     """Every function definition in a tree (nested ones too), the outer first."""
-    return [n for n in walk(tree) if isinstance(n, gast.FunctionDef)]
+    return [n for n in outline(tree) if isinstance(n, gast.FunctionDef)]
 
 
 def returns(stmts: list[gast.stmt]) -> bool:

@@ -36,7 +36,7 @@ import gast
 
 from .assignments import key_expression
 from .desugar import gast_name
-from .scope import functions, local_names, read, scope_walk, updated, walk
+from .scope import functions, local_names, outline, read, scope_walk, updated, walk
 from .source import ParsedFunction
 
 _KEY_PARTS = (gast.Name, gast.Constant, gast.Slice, gast.Tuple, gast.BinOp, gast.UnaryOp)
@@ -134,7 +134,8 @@ class Views:
 def follow_views(parsed: ParsedFunction) -> None:
     """Insert the write-backs and re-derivations views need, in every function of the tree, in place."""
     for node in functions(parsed.tree):
-        node.body = _block(node.body, Views(local_names(node)))
+        if any(_view_of(s) is not None for s in outline(node)):  # no view made: nothing to insert
+            node.body = _block(node.body, Views(local_names(node)))
 
 
 def _block(stmts: list[gast.stmt], views: Views) -> list[gast.stmt]:
@@ -297,6 +298,12 @@ def _effects(nodes: list[gast.AST]) -> tuple[set[str], set[str]]:
 
 def _view_made(stmt: gast.stmt, local: set[str]) -> View | None:
     """The view `v = b[key]`, `v = b.T` or `v = b.reshape(...)` makes of a local name b, if any."""
+    view = _view_of(stmt)
+    return view if view is not None and view.base in local else None
+
+
+def _view_of(stmt: gast.AST) -> View | None:
+    """The view `v = b[key]`, `v = b.T` or `v = b.reshape(...)` makes of a name b, if any."""
     if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
         return None
     e = stmt.value
@@ -313,7 +320,7 @@ def _view_made(stmt: gast.stmt, local: set[str]) -> View | None:
         return None
     names = frozenset(read([key]))
     v = stmt.targets[0].id
-    if not isinstance(base, gast.Name) or base.id not in local or base.id == v or v in names:
+    if not isinstance(base, gast.Name) or base.id == v or v in names:
         return None
     return View(base.id, how, key, names)
 

@@ -178,6 +178,33 @@ def test_pop_every_stage():
     assert_grad_matches_fd(l_pop, (X, Y), argnums=(0, 1))
 
 
+def copy_made_only_in_a_loop(x, y):
+    # the one copy `ys = xs` is made in a nested block: a write through it must reach xs
+    xs = [x, y]
+    for i in range(2):
+        if i == 1:
+            ys = xs
+            ys[0] = ys[0] * y
+    return xs[0] * xs[1]
+
+
+def copy_made_only_in_a_nested_function(x, y):
+    # the outer function has no copy; the function it calls does
+    def scaled(v):
+        xs = [v, y]
+        ys = xs
+        ys[1] = ys[1] * v
+        return xs[1] * x
+
+    return scaled(x) + y
+
+
+@pytest.mark.parametrize("f", [copy_made_only_in_a_loop, copy_made_only_in_a_nested_function])
+def test_a_write_through_a_copy_made_in_a_nested_block_or_function_reaches_the_original(f):
+    assert_close(chad.value_and_grad(f)(X, Y)[0], f(X, Y))
+    grad_matches_fd(f, X, Y)
+
+
 def l_pop_argument(xs):
     ys = list(xs)
     ys.insert(0, ys.pop())

@@ -430,9 +430,32 @@ def reshape_of_a_transpose_copies(x):
     return np.sum(flat**2) + np.sum(at * x[3]) + np.sum(a)
 
 
+def view_made_only_in_a_branch(x):
+    # the one view is made in a nested block (the pass must still find it)
+    a = np.zeros((2, 3)) + x[0]
+    for i in range(2):
+        if x[1] < 0.0:
+            row = a[i]
+            row[0] = x[2] ** 2
+    return np.sum(a * x[3])
+
+
+def view_made_only_in_a_nested_function(x):
+    # the outer function makes no view; the one it calls does
+    def filled(v):
+        a = np.zeros((2, 3)) + v
+        row = a[0]
+        row[1] = v * x[1]
+        return np.sum(a**2)
+
+    return filled(x[0]) * x[2]
+
+
 @pytest.mark.parametrize(
     "fn",
     [
+        view_made_only_in_a_branch,
+        view_made_only_in_a_nested_function,
         written_through_a_row,
         base_written_row_read,
         column_filled_in_a_loop,

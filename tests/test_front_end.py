@@ -40,6 +40,32 @@ def test_scope_liveness_follows_jumps():
     assert scope.assigned(body) == {"a", "b", "c"}
 
 
+def test_scope_outline_is_the_walk_without_expressions():
+    # outline skips expressions (where no statement can be) and keeps walk's order: the passes that
+    # look for a statement or a `def` with it (copies, views, functions) find what a full walk finds
+    code = (
+        "def f(x, g=lambda t: t):\n"
+        "    ys = [v * 2 for v in x]\n"
+        "    with open(p) as fh:\n"
+        "        try:\n"
+        "            def h(z=1):\n"
+        "                return [lambda: w for w in z]\n"
+        "        except ValueError as e:\n"
+        "            zs = ys\n"
+        "    for i in x:\n"
+        "        if i:\n"
+        "            class C:\n"
+        "                def m(self):\n"
+        "                    return self\n"
+        "    return h\n"
+    )
+    tree = gast.parse(code)
+    inside_expressions = {id(n) for e in scope.walk(tree) if isinstance(e, gast.expr) for n in scope.walk(e)}
+    expected = [n for n in scope.walk(tree) if id(n) not in inside_expressions]
+    assert list(scope.outline(tree)) == expected
+    assert [f.name for f in scope.functions(tree)] == ["f", "h", "m"]
+
+
 def test_scope_free_names_leave_out_parameters_and_comprehension_variables():
     (fn,) = _stmts("def g(t):\n    return sum(t * v for v in vs) + w")
     assert scope.free_names(fn) == {"sum", "vs", "w"}
