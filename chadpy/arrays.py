@@ -280,7 +280,8 @@ class Scatter:
         while work:  # a worklist, not recursion: nested Scatters compose their indices onto the prefix
             prefix, items = work.pop()
             for index, value in items:
-                if type(index) is int and type(value) is float and not prefix:  # hot path: `x[i]` of a 1-D x
+                if type(index) is int and not prefix and (type(value) is float or type(value) is np.ndarray):
+                    # hot path: `x[i]`, an element of a vector or a row of a matrix (what the general case does)
                     rows_i.append(index)
                     rows_v.append(value)
                     continue

@@ -943,3 +943,20 @@ def test_a_sum_of_outer_products_densifies_to_the_sum(rng, dtypes):
     one = arrays.Outers(lefts[0], rights[0]).densify()
     assert one.dtype == np.outer(lefts[0], rights[0]).dtype
     np.testing.assert_allclose(one, np.outer(lefts[0], rights[0]), rtol=1e-6)
+
+
+def test_densify_of_many_rows_at_repeated_and_negative_indices(rng):
+    # a loop's `W[k]` of a matrix, step after step: rows added at int indices (negative ones too), beside
+    # an element and a row that broadcasts, as a plain loop of `+=` adds them
+    x = np.zeros((4, 6))
+    s = Zero
+    expected = np.zeros(x.shape)
+    for k in range(40):
+        index, value = int(rng.integers(-4, 4)), rng.standard_normal(6)
+        if k == 7:
+            index, value = (1, 2), 0.5  # an element
+        if k == 9:
+            value = np.float64(1.5) * np.ones(1)  # a row of one, broadcast along the row
+        s = add(s, index_ct(value, x, index))
+        expected[index] += value
+    np.testing.assert_allclose(s.densify(), expected, rtol=1e-12)
