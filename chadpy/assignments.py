@@ -15,22 +15,15 @@ from __future__ import annotations
 
 import gast
 
-from .desugar import gast_name
+from .desugar import gast_name, rewrite_blocks
 from .names import NameSupply
-from .scope import all_names, walk
+from .scope import walk
 from .source import ParsedFunction
 
 
 def element_assignments(parsed: ParsedFunction) -> None:
     """Rewrite every element assignment of the function (nested functions' too), in place."""
-    names = None  # the function's names, read at the first element assignment
-    for node in walk(parsed.tree):
-        for field in ("body", "orelse"):
-            stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and any(_assigns_elements(s) for s in stmts):
-                if names is None:
-                    names = NameSupply(all_names(parsed.tree))
-                setattr(node, field, [new for s in stmts for new in _rewritten(s, names)])
+    rewrite_blocks(parsed, _assigns_elements, lambda stmts, names: [new for s in stmts for new in _rewritten(s, names)])
 
 
 def _assigns_elements(stmt: gast.stmt) -> bool:

@@ -393,14 +393,25 @@ def with_blocks(parsed: ParsedFunction) -> None:
     lowering: the body is lowered as ordinary code, the context manager (data) is entered and left
     around it when the forward pass runs. A body that may leave early (`return`, `break`, `continue`)
     would skip `__exit__`: rejected."""
-    names = None  # the function's names, read at the first `with` (most functions have none)
-    for node in scope.walk(parsed.tree):
+    rewrite_blocks(parsed, lambda s: isinstance(s, gast.With), lambda stmts, names: _without_with(parsed, stmts, names))
+
+
+def rewrite_blocks(
+    parsed: ParsedFunction,
+    holds: Callable[[gast.stmt], bool],
+    rewrite: Callable[[list[gast.stmt], NameSupply], list[gast.stmt]],
+) -> None:
+    """Replace each statement list of the function (a body or an `else`, nested functions' too) that
+    holds a statement `holds` picks by `rewrite(stmts, names)`, in place. `names` supplies fresh names;
+    it is made at the first rewrite (most functions have nothing to rewrite)."""
+    names = None
+    for node in scope.outline(parsed.tree):  # statement lists are never inside an expression
         for field in ("body", "orelse"):
             stmts = getattr(node, field, None)
-            if isinstance(stmts, list) and any(isinstance(s, gast.With) for s in stmts):
+            if isinstance(stmts, list) and any(map(holds, stmts)):
                 if names is None:
                     names = NameSupply(scope.all_names(parsed.tree))
-                setattr(node, field, _without_with(parsed, stmts, names))
+                setattr(node, field, rewrite(stmts, names))
 
 
 def _without_with(parsed: ParsedFunction, stmts: list[gast.stmt], names: NameSupply) -> list[gast.stmt]:
