@@ -2,12 +2,12 @@
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
 from . import rules  # noqa: F401  (registers the derivative rules)
-from .api import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
+from .api.transforms import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
+from .chad.stages import STAGES
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
-from .primitives import defvjp
-from .records import register_pytree
-from .runtime import Zero
-from .stages import STAGES
+from .ir.records import register_pytree
+from .rules.registry import defvjp
+from .runtime.core import Zero
 
 __all__ = [
     "STAGES",

@@ -19,16 +19,16 @@ import re
 
 # the modules whose functions and classes the generated code calls by their own names
 _HELPER_MODULES = (
-    "runtime",
-    "arrays",
-    "buffers",
-    "array_rules",
-    "reduction_rules",
-    "shape_rules",
-    "linalg_rules",
-    "special_rules",  # SciPy's: only when SciPy imports
-    "environments",
-    "primitives",
+    "runtime.core",
+    "runtime.arrays",
+    "runtime.writes",
+    "runtime.numpy",
+    "runtime.reductions",
+    "runtime.shape",
+    "runtime.linalg",
+    "runtime.special",  # SciPy's: only when SciPy imports
+    "runtime.environments",
+    "rules.registry",
 )
 # names codegen spells outside objects with (module aliases, placeholders)
 _SPELLINGS = {"math", "np", "numpy", "default", "tuple_type"}

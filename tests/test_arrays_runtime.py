@@ -14,8 +14,13 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from chadpy import arrays, buffers, runtime
-from chadpy.array_rules import (
+from chadpy.api.conversions import to_user_array
+from chadpy.runtime import arrays
+from chadpy.runtime import core as runtime
+from chadpy.runtime import writes as buffers
+from chadpy.runtime.arrays import Scatter, add_index, dense, index_ct, ndarray_of, unbroadcast
+from chadpy.runtime.core import Zero, add
+from chadpy.runtime.numpy import (
     clip_ct,
     dot_ct_a,
     dot_ct_b,
@@ -30,11 +35,8 @@ from chadpy.array_rules import (
     where_ct_a,
     where_ct_b,
 )
-from chadpy.arrays import Scatter, add_index, dense, index_ct, ndarray_of, unbroadcast
-from chadpy.cotangents import to_user_array
-from chadpy.reduction_rules import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
-from chadpy.runtime import Zero, add
-from chadpy.shape_rules import concatenate_ct, reshape_ct, stack_ct, transpose_ct
+from chadpy.runtime.reductions import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
+from chadpy.runtime.shape import concatenate_ct, reshape_ct, stack_ct, transpose_ct
 
 
 @pytest.fixture

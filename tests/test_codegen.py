@@ -13,9 +13,9 @@ import random
 
 import pytest
 
-from chadpy.codegen import expr_text
-from chadpy.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Item, Lit, Name, TupleX, UnaryOp
+from chadpy.backend.codegen import expr_text
 from chadpy.names import Globals
+from chadpy.target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Item, Lit, Name, TupleX, UnaryOp
 
 _BINARY = ["+", "-", "*", "/", "//", "%", "**", "@"]
 _COMPARE = {"<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "is": ast.Is, "is not": ast.IsNot, "not in": ast.NotIn}

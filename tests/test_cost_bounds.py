@@ -25,8 +25,8 @@ import pytest
 from cost_families import BY_NAME, FAMILIES, Point, measure, slope
 
 import chadpy as chad
-from chadpy import stages
-from chadpy.environments import DenseEV
+from chadpy.chad import stages
+from chadpy.runtime.environments import DenseEV
 
 pytestmark = pytest.mark.slow  # sweeps of every family at every stage to n = 1024: CI runs them, `-m "not slow"` not
 

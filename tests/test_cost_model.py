@@ -14,7 +14,7 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from chadpy.cost import Cost, CountedArray, charge, counted, measure, uncounted
+from chadpy.runtime.cost import Cost, CountedArray, charge, counted, measure, uncounted
 
 
 def cost_of(thunk, warm=True):

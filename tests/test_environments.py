@@ -9,8 +9,8 @@ scope-structured programs through all four and checks that they agree with a pla
   contribution, `plus` to combine, `push0` to lift a vector into a scope, and `split` to take a scope's slot off.
 
 The second part pins down specific behaviour of each representation and of `dense_zero` / `dense_one_hot`, and the
-third checks that the per-operation costs (bytecode instructions counted by `chadpy.cost.measure`, never the clock)
-scale as the paper's table says: O(1) for `EArr` and `SparseEV`, O(|Γ|) for `DenseEV`, O(log |Γ|) for
+third checks that the per-operation costs (bytecode instructions counted by `chadpy.runtime.cost.measure`, never
+the clock) scale as the paper's table says: O(1) for `EArr` and `SparseEV`, O(|Γ|) for `DenseEV`, O(log |Γ|) for
 `PersistentEnv`, and O(smaller argument) for `SparseEV.plus`.
 
 Cotangent values are integers or halves, so every sum is exact whatever the order of the additions.
@@ -28,10 +28,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chadpy.cost import Cost, measure
-from chadpy.environments import DenseEV, EArr, PersistentEnv, SparseEV, _lookup, dense_one_hot, dense_zero
-from chadpy.runtime import Zero, add
-from chadpy.vtypes import INT, REAL, Lst, Tup, arr
+from chadpy.chad.transform import dense_layout
+from chadpy.ir.types import INT, REAL, Lst, Tup, arr
+from chadpy.runtime.core import Zero, add
+from chadpy.runtime.cost import Cost, measure
+from chadpy.runtime.environments import DenseEV, EArr, PersistentEnv, SparseEV, _lookup, dense_one_hot, dense_zero
 
 # ====================================================================== cotangent specs
 
@@ -50,7 +51,7 @@ def make_zero(spec: str) -> object:
         return 0.0
     if spec == "sparse":
         return Zero
-    return dense_zero(TUPLE_TYPE)
+    return dense_zero(dense_layout(TUPLE_TYPE))
 
 
 def make_cotangent(spec: object) -> object:
@@ -323,7 +324,7 @@ def test_dense_split_returns_the_newest_entry_and_the_rest():
 
 
 def test_dense_split_of_an_empty_entry_returns_the_given_zero():
-    zero = dense_zero(TUPLE_TYPE)
+    zero = dense_zero(dense_layout(TUPLE_TYPE))
     rest, d = DenseEV.split(DenseEV.one(3, 0, 1.0), 2, zero)
     assert d is zero
     assert rest == DenseEV.one(2, 0, 1.0)
@@ -372,7 +373,7 @@ def test_sparse_split_of_a_present_slot_removes_it():
 
 
 def test_sparse_split_of_a_missing_slot_returns_the_given_zero():
-    zero = dense_zero(TUPLE_TYPE)
+    zero = dense_zero(dense_layout(TUPLE_TYPE))
     ev, d = SparseEV.split({0: 1.0}, 2, zero)
     assert d is zero
     assert ev == {0: 1.0}
@@ -452,7 +453,7 @@ def test_pop_resets_the_slot_for_its_next_scope(make):
     assert acc.pop(3) == 2.0
     acc.push0(3, 0.0)
     assert acc.pop(3) == 0.0  # the first scope's 2.0 is gone
-    zero = dense_zero(TUPLE_TYPE)
+    zero = dense_zero(dense_layout(TUPLE_TYPE))
     acc.push0(3, zero)
     assert acc.pop(3) is zero
     acc.push0(3, Zero)
@@ -464,7 +465,7 @@ def test_pop_resets_the_slot_for_its_next_scope(make):
 @pytest.mark.parametrize("make", [EArr, PersistentEnv], ids=["EArr", "PersistentEnv"])
 def test_one_adds_into_a_dense_zero(make):
     acc = make(2)
-    acc.push0(1, dense_zero(TUPLE_TYPE))
+    acc.push0(1, dense_zero(dense_layout(TUPLE_TYPE)))
     acc.one(1, {1: {1: 2.0}})
     acc.one(1, {0: 1.0})
     assert acc.pop(1) == {0: 1.0, 1: {0: 0.0, 1: 2.0}}
@@ -474,45 +475,45 @@ def test_one_adds_into_a_dense_zero(make):
 
 
 def test_dense_zero_of_a_nested_tuple_has_every_component():
-    assert dense_zero(Tup((REAL, Tup((REAL, REAL))))) == {0: 0.0, 1: {0: 0.0, 1: 0.0}}
+    assert dense_zero(dense_layout(Tup((REAL, Tup((REAL, REAL)))))) == {0: 0.0, 1: {0: 0.0, 1: 0.0}}
 
 
 def test_dense_zero_is_fresh_each_call():
-    first = dense_zero(TUPLE_TYPE)
+    first = dense_zero(dense_layout(TUPLE_TYPE))
     first[1][0] = 5.0
     first[0] = 1.0
-    assert dense_zero(TUPLE_TYPE) == {0: 0.0, 1: {0: 0.0, 1: 0.0}}
+    assert dense_zero(dense_layout(TUPLE_TYPE)) == {0: 0.0, 1: {0: 0.0, 1: 0.0}}
 
 
 def test_dense_zero_of_scalars_lists_and_arrays():
-    assert dense_zero(REAL) == 0.0
-    assert isinstance(dense_zero(REAL), float)
-    assert dense_zero(Lst(REAL)) is Zero
-    assert dense_zero(ARR) is Zero
-    assert dense_zero(INT) is Zero
-    assert dense_zero(Tup((REAL, Lst(REAL), ARR))) == {0: 0.0, 1: Zero, 2: Zero}
+    assert dense_zero(dense_layout(REAL)) == 0.0
+    assert isinstance(dense_zero(dense_layout(REAL)), float)
+    assert dense_zero(dense_layout(Lst(REAL))) is Zero
+    assert dense_zero(dense_layout(ARR)) is Zero
+    assert dense_zero(dense_layout(INT)) is Zero
+    assert dense_zero(dense_layout(Tup((REAL, Lst(REAL), ARR)))) == {0: 0.0, 1: Zero, 2: Zero}
 
 
 def test_dense_one_hot_fills_the_other_components_with_zeros():
-    assert dense_one_hot(Tup((REAL, REAL)), 1, 2.0) == {0: 0.0, 1: 2.0}
-    assert dense_one_hot(TUPLE_TYPE, 0, 3.0) == {0: 3.0, 1: {0: 0.0, 1: 0.0}}
+    assert dense_one_hot(dense_layout(Tup((REAL, REAL))), 1, 2.0) == {0: 0.0, 1: 2.0}
+    assert dense_one_hot(dense_layout(TUPLE_TYPE), 0, 3.0) == {0: 3.0, 1: {0: 0.0, 1: 0.0}}
     inner = {0: 0.0, 1: 4.0}
-    hot = dense_one_hot(TUPLE_TYPE, 1, inner)
+    hot = dense_one_hot(dense_layout(TUPLE_TYPE), 1, inner)
     assert hot == {0: 0.0, 1: {0: 0.0, 1: 4.0}}
     assert hot[1] is inner
-    assert dense_one_hot(Tup((Lst(REAL), REAL)), 0, {2: 1.0}) == {0: {2: 1.0}, 1: 0.0}
+    assert dense_one_hot(dense_layout(Tup((Lst(REAL), REAL))), 0, {2: 1.0}) == {0: {2: 1.0}, 1: 0.0}
 
 
 def test_dense_one_hot_is_fresh_each_call():
-    a = dense_one_hot(TUPLE_TYPE, 0, 1.0)
+    a = dense_one_hot(dense_layout(TUPLE_TYPE), 0, 1.0)
     a[1][1] = 9.0
-    assert dense_one_hot(TUPLE_TYPE, 0, 1.0) == {0: 1.0, 1: {0: 0.0, 1: 0.0}}
+    assert dense_one_hot(dense_layout(TUPLE_TYPE), 0, 1.0) == {0: 1.0, 1: {0: 0.0, 1: 0.0}}
 
 
 def test_dense_one_hot_sums_to_the_sparse_one_hot():
-    dense = dense_one_hot(TUPLE_TYPE, 1, {1: 2.0})
+    dense = dense_one_hot(dense_layout(TUPLE_TYPE), 1, {1: 2.0})
     assert canonical(dense, "tuple") == canonical({1: {1: 2.0}}, "tuple")
-    assert canonical(add(dense_zero(TUPLE_TYPE), copy.deepcopy(dense)), "tuple") == {(1, 1): 2.0}
+    assert canonical(add(dense_zero(dense_layout(TUPLE_TYPE)), copy.deepcopy(dense)), "tuple") == {(1, 1): 2.0}
 
 
 # ====================================================================== costs

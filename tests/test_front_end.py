@@ -9,11 +9,12 @@ import gast
 import numpy as np
 import pytest
 
-from chadpy import ir, scope
 from chadpy.errors import UnsupportedSyntax
-from chadpy.lower import lower_function
-from chadpy.resolve import Resolver
-from chadpy.source import Watch, parse_function
+from chadpy.ir import nodes as ir
+from chadpy.lower.lowerer import lower_function
+from chadpy.lower.outside import Resolver
+from chadpy.read import scope
+from chadpy.read.source import Watch, parse_function
 
 SCALE = 2.5
 

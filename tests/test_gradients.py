@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chadpy as chad
-from chadpy.primitives import PRIMITIVES
+from chadpy.rules.registry import PRIMITIVES
 
 SCALE = 2.5
 OFFSET = -0.75

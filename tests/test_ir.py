@@ -7,10 +7,10 @@ import pytest
 from fd import assert_grad_matches_fd
 
 import chadpy as chad
-from chadpy import ir
 from chadpy.__main__ import main
-from chadpy.lower import Lowerer
-from chadpy.verify import IRError, verify
+from chadpy.ir import nodes as ir
+from chadpy.ir.verify import IRError, verify
+from chadpy.lower.lowerer import Lowerer
 
 
 def loop_sum(x, A):

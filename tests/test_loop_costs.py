@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import chadpy as chad
-from chadpy.cost import counted, measure
+from chadpy.runtime.cost import counted, measure
 
 
 def index_list(a):

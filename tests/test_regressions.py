@@ -173,12 +173,12 @@ def expit_sum(v):
 
 @pytest.fixture
 def expit_rule():
-    builtin = chad.primitives.PRIMITIVES.pop(scipy.special.expit, None)  # a user rule replaces chadpy's
+    builtin = chad.rules.registry.PRIMITIVES.pop(scipy.special.expit, None)  # a user rule replaces chadpy's
     chad.defvjp(scipy.special.expit, lambda d, y, x: [d * y * (1 - y)])
     yield
-    del chad.primitives.PRIMITIVES[scipy.special.expit]
+    del chad.rules.registry.PRIMITIVES[scipy.special.expit]
     if builtin is not None:
-        chad.primitives.PRIMITIVES[scipy.special.expit] = builtin
+        chad.rules.registry.PRIMITIVES[scipy.special.expit] = builtin
 
 
 def test_defvjp_of_a_ufunc(expit_rule):

@@ -33,7 +33,7 @@ from sources import load_function
 
 import chadpy as chad
 from chadpy import rules
-from chadpy.primitives import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, Primitive, Reals
+from chadpy.rules.registry import ATTRIBUTES, METHODS, OPERATORS, PRIMITIVES, Primitive, Reals
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 

@@ -12,24 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import chadpy as chad
-from chadpy import runtime
-from chadpy.cotangents import from_user, to_user
-from chadpy.environments import EArr
-from chadpy.runtime import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
-from chadpy.vtypes import (
-    BOOL,
-    FLOAT,
-    INT,
-    NONE,
-    REAL,
-    STR,
-    Arr,
-    Dct,
-    Lst,
-    Tup,
-    is_active,
-    of_value,
-)
+from chadpy.api.conversions import from_user, to_user
+from chadpy.ir.types import BOOL, FLOAT, INT, NONE, REAL, STR, Arr, Dct, Lst, Tup, is_active, of_value
+from chadpy.runtime import core as runtime
+from chadpy.runtime.core import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
+from chadpy.runtime.environments import EArr
 
 # ====================================================================== Zero
 
@@ -46,7 +33,7 @@ def test_zero_repr():
 
 def test_zero_is_a_singleton():
     assert chad.Zero is Zero is runtime.Zero
-    from chadpy import cotangents
+    from chadpy.api import conversions as cotangents
 
     assert cotangents.Zero is Zero
     assert not hasattr(Zero, "__dict__")  # no per-instance state (__slots__ = ())

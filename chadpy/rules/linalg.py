@@ -14,12 +14,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import linalg_rules as lr
 from ..errors import ChadTypeError
-from ..expressions import Expr, call
-from ..kinds import UNKNOWN, as_array, broadcast
-from ..primitives import PRIMITIVES, REALS, Primitive, Vjp, numpy_function
-from ..vtypes import Tup, VType, arr, scalar
+from ..ir.types import Tup, VType, arr, scalar
+from ..runtime import linalg as lr
+from ..target.expressions import Expr, call
+from .kinds import UNKNOWN, as_array, broadcast
+from .registry import PRIMITIVES, REALS, Primitive, Vjp, numpy_function
 
 _np = numpy_function
 _TALL = REALS.of(4, 3)

@@ -16,9 +16,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import array_rules, reduction_rules, shape_rules
-from ..expressions import Attr, BinOp, CallX, call
-from ..kinds import (
+from ..ir.types import Arr, VType, scalar
+from ..runtime import numpy as array_rules
+from ..runtime import reductions as reduction_rules
+from ..runtime import shape as shape_rules
+from ..target.expressions import Attr, BinOp, CallX, call
+from .kinds import (
     BOOL_RESULT,
     INT_RESULT,
     KindRule,
@@ -40,8 +43,7 @@ from ..kinds import (
     same_array,
     where,
 )
-from ..primitives import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Vjp, numpy_function
-from ..vtypes import Arr, VType, scalar
+from .registry import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Vjp, numpy_function
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples

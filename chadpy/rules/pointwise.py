@@ -16,10 +16,12 @@ import math
 
 import numpy as np
 
-from .. import array_rules, runtime
-from ..expressions import Expr, Lit, Name, call
-from ..kinds import KindRule, broadcast
-from ..primitives import (
+from ..ir.types import Tup
+from ..runtime import core as runtime
+from ..runtime import numpy as array_rules
+from ..target.expressions import Expr, Lit, Name, call
+from .kinds import KindRule, broadcast
+from .registry import (
     NONZERO,
     POSITIVE,
     PRIMITIVES,
@@ -33,7 +35,6 @@ from ..primitives import (
     pow_base,
     sampled,
 )
-from ..vtypes import Tup
 
 
 def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> list[Expr]:

@@ -4,11 +4,11 @@ record's component `name`) and the rest (the old record's)."""
 
 from __future__ import annotations
 
-from .. import runtime
 from ..errors import ChadTypeError
-from ..expressions import call
-from ..primitives import ZERO, Primitive
-from ..vtypes import Rec, VType, describe
+from ..ir.types import Rec, VType, describe
+from ..runtime import core as runtime
+from ..target.expressions import call
+from .registry import ZERO, Primitive
 
 
 def _set_field_type(types: list[VType], consts: list[object]) -> VType:

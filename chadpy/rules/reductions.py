@@ -11,10 +11,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import reduction_rules
-from ..expressions import Expr, Lit, call
-from ..kinds import KindRule, cumulative, mean_rule, reduction
-from ..primitives import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
+from ..runtime import reductions as reduction_rules
+from ..target.expressions import Expr, Lit, call
+from .kinds import KindRule, cumulative, mean_rule, reduction
+from .registry import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples

@@ -15,9 +15,11 @@ import math
 
 import numpy as np
 
-from .. import reduction_rules, runtime
-from ..expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
-from ..kinds import (
+from ..ir.types import OBJECT, REAL, SLICE
+from ..runtime import core as runtime
+from ..runtime import reductions as reduction_rules
+from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
+from .kinds import (
     BOOL_RESULT,
     FLOAT_RESULT,
     INDICES,
@@ -32,7 +34,9 @@ from ..kinds import (
     round_builtin,
     sum_builtin,
 )
-from ..primitives import (
+from .numpy import MATMUL
+from .pointwise import ABS, ADD, DIV, MOD, MUL, NEG, POW, SUB
+from .registry import (
     MATH,
     METHODS,
     NONZERO,
@@ -45,9 +49,6 @@ from ..primitives import (
     is_default,
     sampled,
 )
-from ..vtypes import OBJECT, REAL, SLICE
-from .numpy import MATMUL
-from .pointwise import ABS, ADD, DIV, MOD, MUL, NEG, POW, SUB
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
 
 

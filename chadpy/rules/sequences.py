@@ -11,12 +11,8 @@ import builtins
 import dataclasses
 import functools
 
-from .. import buffers, reduction_rules, runtime
 from ..errors import ChadTypeError
-from ..expressions import Attr, BinOp, CallX, call
-from ..kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
-from ..primitives import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
-from ..vtypes import (
+from ..ir.types import (
     BOTTOM,
     INT,
     SLICE,
@@ -33,6 +29,12 @@ from ..vtypes import (
     join,
     join_all,
 )
+from ..runtime import core as runtime
+from ..runtime import reductions as reduction_rules
+from ..runtime import writes as buffers
+from ..target.expressions import Attr, BinOp, CallX, call
+from .kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
+from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
 
 
 def _concat_type(types: list[VType], consts: list[object]) -> VType:

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .. import shape_rules
-from ..expressions import CallX, Expr, Obj, call
-from ..kinds import (
+from ..runtime import shape as shape_rules
+from ..target.expressions import CallX, Expr, Obj, call
+from .kinds import (
     ARGSORTED,
     BROADCAST_TO,
     DIAG,
@@ -35,7 +35,7 @@ from ..kinds import (
     stacked,
     take,
 )
-from ..primitives import PRIMITIVES, REALS, Primitive, numpy_function
+from .registry import PRIMITIVES, REALS, Primitive, numpy_function
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples

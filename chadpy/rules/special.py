@@ -9,11 +9,11 @@ import math
 import numpy as np
 import scipy.special as sc
 
-from .. import special_rules as sr
-from ..expressions import Expr, call
-from ..kinds import as_array, elementwise, reduction
-from ..primitives import POSITIVE, PRIMITIVES, REALS, Reals, Vjp, numpy_function, sampled, ufunc
-from ..vtypes import VType, arr
+from ..ir.types import VType, arr
+from ..runtime import special as sr
+from ..target.expressions import Expr, call
+from .kinds import as_array, elementwise, reduction
+from .registry import POSITIVE, PRIMITIVES, REALS, Reals, Vjp, numpy_function, sampled, ufunc
 
 _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
 _UNIT = Reals(0.1, 0.9)  # logit's domain

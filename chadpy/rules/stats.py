@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats as st
 
-from .. import special_rules as sr
-from ..expressions import Expr, call
-from ..kinds import as_array, elementwise
-from ..primitives import POSITIVE, PRIMITIVES, REALS, Primitive, Reals, keyword_call
-from ..vtypes import VType, arr, scalar
+from ..ir.types import VType, arr, scalar
+from ..runtime import special as sr
+from ..target.expressions import Expr, call
+from .kinds import as_array, elementwise
+from .registry import POSITIVE, PRIMITIVES, REALS, Primitive, Reals, keyword_call
 
 _SCALE = Reals(0.5, 1.5)
 _LOC = Reals(-0.5, 0.5)

@@ -1,0 +1,98 @@
+"""The CHAD rules of calls: of user functions (compositional CHAD: a callee's own CHAD form)
+and of function values after closure conversion (Section 9, Appendix C).
+
+A call runs the callee's CHAD form, which returns the result and the values the
+callee's backpropagator reads (`pullbacks`); the call's backpropagator runs the
+callee's on them and adds the cotangent it gives each argument into that argument's
+slot. A function value is the tuple of its captured values, so calling one calls its
+closed code on that tuple first: the code's backpropagator gives the tuple's cotangent
+(the function value's own) with the arguments'. A call through which no derivative
+flows runs the original function.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from ..infer.inference import Spec, default_positions, python_defaults
+from ..ir import nodes as ir
+from ..ir.types import holds_function, is_active
+from ..target.expressions import Attr, CallX, DictX, Expr, Item, Lit, Name, Obj
+from ..target.statements import Assign, Def, Stmt, unpack
+from .context import Rules
+
+
+def call(c: Rules, e: ir.Call, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
+    """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents. `e` is
+    the call `let` makes (a method call resolved to the function it calls)."""
+    target = let.target
+    args = [c.primal(a) for a in e.args]
+    callee = c.spec.callees.get(id(e))
+    types = [c.type_of(a) for a in e.args] + ([callee.result] if callee else [])
+    if callee is None or bp is None and not any(holds_function(t) for t in types):
+        # no derivative flows and no function value passes: run the original function
+        fn = e.fn
+        params = list(inspect.signature(fn).parameters.values())
+        positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
+        keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
+        return [Assign(ir.target_names(target), CallX(Obj(fn, fn.__name__), positional, keywords))]
+    rule = "the callee's backpropagator gives its arguments' cotangents"
+    return invoke(c, callee, e.args, args, let, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
+
+
+def apply(c: Rules, e: ir.Apply, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
+    """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
+    the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
+    callee = c.spec.callees[id(e)]
+    lifted = isinstance(callee.fn.captured, tuple)
+    atoms: list[ir.Atom | tuple[ir.Atom, int]] = ([e.fn] if lifted else []) + e.args
+    env = Attr(c.primal(e.fn), "env")
+    args = ([env] if lifted else []) + [c.primal(a) for a in e.args]
+    if lifted:  # parameters left out take their defaults from the function value
+        for k in default_positions(callee.fn, len(e.args)):
+            atoms.append((e.fn, k))
+            args.append(Item(env, Lit(k)))
+    else:  # a module-level function: its own defaults
+        for default in python_defaults(callee.fn.pyfunc, len(e.args)):
+            atoms.append(ir.Const(default))
+            args.append(c.primal(ir.Const(default)))
+    rule = (
+        f"the code of {ir.format_atom(e.fn)} on its captured values; its backpropagator gives their "
+        "cotangent (into its slot) and the arguments'"
+        if lifted
+        else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
+    )
+    return invoke(c, callee, atoms, args, let, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
+
+
+def invoke(
+    c: Rules,
+    callee: Spec,
+    atoms: list,
+    args: list[Expr],
+    let: ir.Let,
+    depth: int,
+    bp: str | None,
+    comment: str,
+) -> list[Stmt]:
+    """Call a specialisation's CHAD form; its backpropagator's cotangents go to `atoms`' slots
+    (an (f, k) pair: into component k of function value f's, where a default came from)."""
+    target = let.target
+    saved = c.names.fresh("_".join(ir.target_names(target)) + "_saved") if bp is not None else "_"
+    result = c.names.fresh("result") if isinstance(target, tuple) else target
+    out: list[Stmt] = [Assign([result, saved], CallX(Name(callee.name), args))]
+    if isinstance(target, tuple):
+        out.append(Assign(list(target), Name(result)))
+    if bp is None:
+        return out
+    parts = [c.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
+    body: list[Stmt] = [unpack(parts, CallX(Name(callee.backward), [Name(saved), Name(c.d)]))]
+    for a, p in zip(atoms, parts):
+        if p != "_" and isinstance(a, tuple):
+            body += c.var(a[0], DictX([Lit(a[1])], [Name(p)]))
+        elif p != "_":
+            body += c.var(a, Name(p))
+    if c.rewinds.needed(let):
+        c.rewinds.add(body, out)
+    out.append(Def(bp, [c.d, c.acc], body, comment=comment, env=c.env(depth)))
+    return out

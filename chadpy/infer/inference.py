@@ -1,0 +1,477 @@
+"""Type and activity inference: which values carry cotangents, per call signature.
+
+A `Program` holds every specialisation (function x argument types) reachable from
+the function being differentiated. Inference runs to a fixpoint, so recursive and
+mutually recursive functions get their result types; calls whose arguments are
+all inactive run the original function and need no derivative at all (unless a
+function value goes in or comes out: its code must be chadpy's).
+
+A function value's type names its code (`Fn`), so a call of it (`Apply`) is a
+static call of that code's specialisation, with the captured values' tuple as its
+first argument (closure conversion, Appendix C).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types as pytypes
+from dataclasses import dataclass, field
+
+from ..errors import ChadError, ChadTypeError, Loc, UnknownFunction
+from ..ir import nodes as ir
+from ..ir.records import Constructor, is_namedtuple
+from ..ir.types import (
+    BOTTOM,
+    INT,
+    NONE,
+    OBJECT,
+    SLICE,
+    STR,
+    Arr,
+    Dct,
+    Fn,
+    Lst,
+    Rec,
+    Tup,
+    VType,
+    dct,
+    describe,
+    dtype_of,
+    element,
+    functions_in,
+    holds_function,
+    inactive,
+    is_active,
+    item_join,
+    join,
+    join_all,
+    of_value,
+)
+from ..lower import objects
+from ..lower.lowerer import Lowerer, lower_function
+from ..lower.resolve import primitive_function
+from ..names import numbered
+from ..read.source import Watch
+from ..rules.kinds import UNKNOWN, as_array
+from ..rules.registry import lookup, resolve
+from . import ownership
+
+_MAX_ROUNDS = 50
+_MAX_SPECS = 2000
+
+
+@dataclass(eq=False)
+class Spec:
+    """One function specialised to the types of its parameters."""
+
+    fn: ir.Function
+    sig: tuple[VType, ...]
+    name: str  # the name of its CHAD form in the generated code
+    backward: str = ""  # its backpropagator's (`pullbacks.name_apart` names both)
+    types: dict[str, VType] = field(default_factory=dict)
+    result: VType = BOTTOM
+    callees: dict[int, Spec] = field(default_factory=dict)  # id(ir.Call or ir.Apply) -> callee specialisation
+    # id(ir.MethodCall, or ir.Field of a property, or ir.Apply of an object) -> the call it makes here
+    methods: dict[int, ir.Call] = field(default_factory=dict)
+    # Only called with inactive arguments so far (to learn its result's kind): if chadpy cannot
+    # type it, its callers run the original function instead, and `error` says why.
+    optional: bool = False
+    error: ChadError | None = None
+    caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
+    references: ownership.Summary | None = None  # what a call of it does to references (`ownership`)
+    outside: dict[str, VType] = field(default_factory=dict)  # the types of the outside data it reads
+
+    def type_of(self, atom: ir.Atom) -> VType:
+        if isinstance(atom, ir.Var):
+            return self.types[atom.name]
+        if isinstance(atom, ir.Ref):  # outside data: typed once per name (a list's walk is not repeated)
+            if atom.path not in self.outside:
+                self.outside[atom.path] = of_value(atom.value, False)
+            return self.outside[atom.path]
+        return of_value(atom.value, False)
+
+    def active(self, atom: ir.Atom) -> bool:
+        return is_active(self.type_of(atom))
+
+
+class Program:
+    """All specialisations needed to differentiate one entry point."""
+
+    def __init__(self, watch: Watch):
+        self.watch = watch
+        self.lowered: dict[object, ir.Function | ChadError] = {}
+        self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
+
+    def function(self, code: object, arity: int) -> ir.Function:
+        """The IR of a function's code: lifted already, a primitive as a function, or lowered now."""
+        if isinstance(code, ir.Function):
+            return code
+        if isinstance(code, Constructor):
+            if code not in self.lowered:
+                self.lowered[code] = objects.constructor_function(code, Lowerer, self.watch)
+            return self.lowered[code]
+        if not isinstance(code, pytypes.FunctionType) or lookup(code) is not None:
+            key = (code, arity)
+            if key not in self.lowered:
+                self.lowered[key] = primitive_function(code, arity)
+            return self.lowered[key]
+        if code not in self.lowered:
+            try:
+                self.lowered[code] = lower_function(code, self.watch)
+            except ChadError as e:  # kept: an unreadable callee is tried once, not every round
+                self.lowered[code] = e
+        lowered = self.lowered[code]
+        if isinstance(lowered, ChadError):
+            raise lowered
+        return lowered
+
+    def spec(self, code: object, sig: tuple[VType, ...], optional: bool = False) -> Spec:
+        key = (code, sig)
+        if key in self.specs:
+            spec = self.specs[key]
+            if not optional and spec.optional:
+                spec.optional = False
+                if spec.error is not None:
+                    raise spec.error
+            return spec
+        fn = self.function(code, len(sig))
+        if len(fn.params) != len(sig):
+            raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
+        name = numbered(f"{fn.name}_chad", {s.name for s in self.specs.values()})
+        self.specs[key] = Spec(fn, sig, name, optional=optional)
+        return self.specs[key]
+
+    def callee_of(self, spec: Spec, e: ir.Call) -> Spec | None:
+        """The specialisation a call runs (or, for one that runs the original function, that chadpy read)."""
+        return spec.callees.get(id(e)) or self.specs.get((e.fn, tuple(spec.type_of(a) for a in e.args)))
+
+    def infer(self, entry: Spec) -> list[Spec]:
+        """Infer types to a fixpoint; return the specialisations reachable from `entry`.
+
+        Each round visits callees (found later) before callers, so results flow up a
+        call chain in one round; a chain of n calls is found in n rounds."""
+        rounds = 0
+        while True:
+            rounds += 1
+            if rounds > _MAX_ROUNDS + 2 * len(self.specs) or len(self.specs) > _MAX_SPECS:
+                raise ChadError(
+                    f"the result type of `{entry.fn.name}` does not settle (a recursion that grows tuples?)"
+                )
+            count = len(self.specs)
+            changed = False
+            for spec in reversed(list(self.specs.values())):
+                if spec.error is not None:
+                    continue
+                before = spec.result
+                try:
+                    _Infer(self, spec).run()
+                except ChadError as e:
+                    if not spec.optional:
+                        raise _with_calls(e, spec) from None
+                    spec.error, spec.result = e, OBJECT  # its callers run the original function
+                changed |= spec.result != before
+            if not changed and len(self.specs) == count:
+                break
+            if len(self.specs) == count and not any(s.callees for s in self.specs.values()):
+                break  # no specialisation calls another: a round more would infer the same types
+        reachable, todo = [], [entry]
+        while todo:
+            s = todo.pop()
+            if s not in reachable:
+                reachable.append(s)
+                todo.extend(s.callees.values())
+        for s in reachable:  # now report what an early round's unknown (BOTTOM) types excused
+            try:
+                _Infer(self, s, strict=True).run()
+            except ChadError as e:
+                raise _with_calls(e, s) from None
+        for s in reachable:  # BOTTOM left over only on paths that never return
+            s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
+            s.result = OBJECT if s.result is BOTTOM else s.result
+            ownership.check(s, self.callee_of)
+        return reachable
+
+
+class _Infer:
+    def __init__(self, program: Program, spec: Spec, strict: bool = False):
+        self.program = program
+        self.spec = spec
+        self.loc: Loc | None = None  # the let being inferred
+        self.strict = strict  # types are final: a call of a non-function is an error now
+
+    def run(self) -> None:
+        spec = self.spec
+        spec.types = dict(zip(spec.fn.params, spec.sig))
+        spec.callees = {}
+        spec.methods = {}
+        spec.result = join(spec.result, self.block(spec.fn.body))
+
+    def block(self, block: ir.Block) -> VType:
+        for let in block.lets:
+            self.loc = let.loc
+            try:
+                t = self.expr(let.expr)
+                self.bind(let.target, t)
+            except ChadError as e:
+                e.located(let.loc)
+                if isinstance(let.expr, (ir.Call, ir.Apply)):
+                    e.reached_from(let.loc)  # an error in the callee: this call led there
+                raise e from None
+        return self.atom(block.result)
+
+    def bind(self, target: str | tuple[str, ...], t: VType) -> None:
+        if isinstance(target, str):
+            self.spec.types[target] = t
+            return
+        if isinstance(t, Tup):
+            if len(t.items) != len(target):
+                raise ChadTypeError(f"cannot unpack a tuple of {len(t.items)} into {len(target)} names")
+            items = t.items
+        elif is_active(t) and not isinstance(t, (Lst, Dct)) or isinstance(t, Fn):
+            raise ChadTypeError(f"cannot unpack {describe(t)} that carries derivatives; index it instead")
+        else:  # a list's elements, a dict's keys, an array's rows, a str's characters, data
+            item = t.key if isinstance(t, Dct) else BOTTOM if t is BOTTOM else item_join(t)
+            items = (item,) * len(target)
+        for name, item in zip(target, items):
+            self.spec.types[name] = item
+
+    def atom(self, a: ir.Atom) -> VType:
+        return self.spec.type_of(a)
+
+    def expr(self, e: ir.Expr) -> VType:
+        if isinstance(e, (ir.Var, ir.Const, ir.Ref)):
+            return self.atom(e)
+        if isinstance(e, ir.Prim):
+            return self.prim(e)
+        if isinstance(e, ir.Call):
+            return self.call(e, e.fn, tuple(self.atom(a) for a in e.args))
+        if isinstance(e, ir.MethodCall):
+            receiver = self.atom(e.receiver)
+            if receiver is BOTTOM or receiver == NONE and not self.strict:
+                return BOTTOM  # not known yet (None: perhaps only so far, an optional value)
+            return self.resolved(e, objects.method_call(e, receiver))
+        if isinstance(e, ir.MakeRecord):
+            values = tuple(self.atom(a) for a in e.values)
+            if is_namedtuple(e.cls):
+                return Tup(values, e.cls)
+            return Rec(e.cls, tuple(zip(e.names, values)))
+        if isinstance(e, ir.MakeClosure):
+            return Fn(e.code, tuple(self.atom(a) for a in e.captured))
+        if isinstance(e, ir.Apply):
+            fn = self.atom(e.fn)
+            if isinstance(fn, Rec):  # an object with `__call__`
+                return self.resolved(e, objects.object_call(e, fn))
+            if fn is BOTTOM or not isinstance(fn, Fn) and not self.strict:
+                return BOTTOM  # perhaps not known yet (a list still being built)
+            if not isinstance(fn, Fn):
+                raise ChadTypeError(
+                    f"`{ir.format_atom(e.fn)}` is called, but it is not a function value chadpy made or can read "
+                    f"(it is {describe(fn)})"
+                )
+            args = tuple(self.atom(a) for a in e.args)
+            if not isinstance(fn.code, ir.Function):  # a module-level function: its own defaults
+                defaults = tuple(of_value(d, False) for d in python_defaults(fn.code, len(args)))
+                return self.call(e, fn.code, (*args, *defaults), always=True)
+            defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
+            return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
+        if isinstance(e, ir.MakeTuple):
+            return Tup(tuple(self.atom(a) for a in e.items))
+        if isinstance(e, ir.MakeList):
+            items = [self.atom(a) for a in e.items]
+            return Lst(join_all(items) if items else BOTTOM)
+        if isinstance(e, ir.MakeDict):
+            values = [self.atom(a) for a in e.values]
+            constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)
+            key = join_all([self.atom(k) for k in e.keys])
+            return dct(values, [k.value for k in e.keys] if constant else None, key)
+        if isinstance(e, ir.Read):
+            return self.read(e)
+        if isinstance(e, ir.Case):
+            return join(self.block(e.then), self.block(e.orelse))
+        if isinstance(e, ir.Loop):
+            return self.loop(e)
+        raise AssertionError(e)
+
+    def resolved(self, e: ir.Expr, call: ir.Call) -> VType:
+        """The type of the call a method call, a property or an object's call makes here."""
+        self.spec.methods[id(e)] = call
+        return self.call(call, call.fn, tuple(self.atom(a) for a in call.args))
+
+    def call(self, e: ir.Call | ir.Apply, code: object, args: tuple[VType, ...], always: bool = False) -> VType:
+        """The result type of a call; registers the callee's specialisation where one is run.
+
+        Calls with inactive arguments run the original function (no derivative flows),
+        unless a function value goes in or comes out (`always` for a function value's call);
+        chadpy still reads the callee to know what kind of value it returns (`object` if it
+        cannot: then nothing must flow through that value)."""
+        if BOTTOM in args:
+            return BOTTOM
+        always = always or isinstance(code, ir.Function)  # code chadpy wrote has no original to run
+        if not always and not any(is_active(t) or holds_function(t) for t in args):
+            try:
+                callee = self.program.spec(code, args, optional=True)
+            except ChadError:
+                return OBJECT  # code chadpy cannot read, run as it is: fine while nothing flows through it
+            if callee.error is not None:
+                return OBJECT
+            if not holds_function(callee.result):
+                return inactive(callee.result)
+        callee = self.program.spec(code, args)
+        if callee.caller is None and callee is not self.spec:
+            callee.caller = (self.spec, self.loc)
+        self.spec.callees[id(e)] = callee
+        if _transient(callee.result):
+            raise ChadTypeError(
+                f"`{callee.fn.name}` returns a function that captured a variable which changes later "
+                "(a loop variable?): Python would use the new value when it runs; bind it as a default parameter"
+            )
+        if getattr(code, "transient", False) and holds_function(callee.result):
+            raise ChadTypeError(
+                f"`{callee.fn.name}` reads a variable which changes after this call and returns a function: "
+                "Python's function would read the new value when it runs; pass the variable as an argument"
+            )
+        return callee.result
+
+    def prim(self, e: ir.Prim) -> VType:
+        """The kind its rule gives; active if a derivative flows through it (a differentiable
+        primitive with an active argument)."""
+        args = [self.atom(a) for a in e.args]
+        if BOTTOM in args:
+            return BOTTOM
+        op = resolve(e.op, args)
+        active = [k for k, t in enumerate(args) if is_active(t)]
+        if op.data_only and active:
+            raise UnknownFunction(
+                f"no derivative rule for `{op.name}` (its argument {active[0] + 1} carries derivatives); "
+                "register one with chadpy.defvjp"
+            )
+        if not op.containers and not op.discrete and any(isinstance(args[k], (Tup, Lst, Dct, Rec)) for k in active):
+            t = args[next(k for k in active if isinstance(args[k], (Tup, Lst, Dct, Rec)))]
+            raise ChadTypeError(f"`{op.name}` of {describe(t)} that carries derivatives is not supported")
+        consts = [a.value if isinstance(a, (ir.Const, ir.Ref)) else UNKNOWN for a in e.args]
+        t = op.kind(args, consts)
+        return t if active and not op.discrete else inactive(t)
+
+    def read(self, e: ir.Read) -> VType:
+        base = self.atom(e.base)
+        if base is BOTTOM or base == NONE and not self.strict:
+            return BOTTOM  # not known yet (None: perhaps only so far, a value None on one path only)
+        if isinstance(e, ir.Field):
+            getter = objects.property_call(e, base)
+            return self.resolved(e, getter) if getter is not None else objects.field_type(e, base)
+        of_loop = isinstance(e, ir.Index) and e.of_loop
+        if isinstance(e, ir.EnvRead):  # a default argument, kept in the function value
+            return base.env[e.index.value]
+        if isinstance(base, Arr):
+            return element(base) if of_loop else _array_item(base, e, self.atom(e.index))
+        sliced = isinstance(e, ir.Slice) or self.atom(e.index) == SLICE  # `s = slice(1, None); xs[s]`
+        if isinstance(base, Dct) and sliced:
+            raise ChadTypeError("a dict cannot be sliced")
+        if isinstance(base, Dct):
+            if of_loop:
+                return base.key  # a loop over a dict yields its keys
+            if isinstance(e.index, (ir.Const, ir.Ref)):
+                return base.field(e.index.value)
+            return item_join(base)
+        if isinstance(base, Lst):
+            return base if sliced else base.item
+        if isinstance(base, Tup):
+            if sliced:
+                if not isinstance(e, ir.Slice) or e.static is None:
+                    return Lst(item_join(base))  # run-time bounds: its length is not known statically
+                return Tup(base.items[e.static])
+            if isinstance(e.index, ir.Var):
+                return item_join(base)
+            k = e.index.value
+            if not isinstance(k, int) or not -len(base.items) <= k < len(base.items):
+                raise ChadTypeError(f"tuple index {k!r} out of range for a tuple of {len(base.items)}")
+            return base.items[k]
+        if base == STR or base == OBJECT:
+            return base  # a str's characters; data
+        raise ChadTypeError(f"cannot index {describe(base)}")
+
+    def loop(self, e: ir.Loop) -> VType:
+        """Iterate the body's types until the state's types settle (they only grow)."""
+        types = [self.atom(a) for a in e.init]
+        for _ in range(_MAX_ROUNDS):
+            for name, t in zip(e.state, types):
+                self.spec.types[name] = t
+            if isinstance(e, ir.ForLoop):  # a position, or a dict's key
+                self.spec.types[e.index] = item_join(self.atom(e.seq))
+            else:
+                self.block(e.test)
+            self.block(e.body)
+            new = [join(t, self.atom(n)) for t, n in zip(types, e.next)]
+            if new == types:
+                break
+            types = new
+        else:
+            raise ChadTypeError("the types of this loop's variables do not settle (a tuple that grows?)")
+        for name, t in zip(e.state, types):
+            if _transient(t):
+                raise ChadTypeError(
+                    f"`{name}` carries a function made in this loop into its next iteration, but the function "
+                    "captured a variable the loop changes: Python would use the new value; bind it as a default "
+                    "parameter (`lambda y, k=k: ...`)"
+                )
+        return types[0] if len(types) == 1 else Tup(tuple(types))
+
+
+def _with_calls(e: ChadError, spec: Spec) -> ChadError:
+    """The error with the chain of calls that led to `spec` (the user's outermost call first)."""
+    seen = set()
+    while spec.caller is not None and id(spec) not in seen:
+        seen.add(id(spec))
+        spec, loc = spec.caller
+        e.reached_from(loc)
+    return e
+
+
+def python_defaults(code: object, given: int) -> list[object]:
+    """The default values of the parameters a call of Python function `code` with `given`
+    positional arguments leaves out (none for a primitive: it takes what it is given)."""
+    if not isinstance(code, pytypes.FunctionType):
+        return []
+    params = list(inspect.signature(code).parameters.values())
+    missing = params[given:]
+    if len(params) < given or any(p.default is p.empty for p in missing):
+        raise ChadTypeError(f"`{code.__name__}` takes {len(params)} arguments (some with defaults), given {given}")
+    return [p.default for p in missing]
+
+
+def default_positions(code: ir.Function, given: int) -> list[int]:
+    """Where the function value of lifted `code` keeps the defaults of the parameters a call
+    with `given` arguments leaves out."""
+    own = code.params[1:]
+    missing = own[given:]
+    if len(own) < given or any(p not in code.defaults for p in missing):
+        raise ChadTypeError(f"`{code.name}` takes {len(own)} arguments (some with defaults), given {given}")
+    return [len(code.captured) + code.defaults.index(p) for p in missing]
+
+
+def _transient(t: VType) -> bool:
+    """Whether t holds a function value that must not outlive the variables it captured."""
+    return any(getattr(f.code, "transient", False) for f in functions_in(t))
+
+
+def _array_item(base: Arr, e: ir.Read, index: VType) -> VType:
+    """The type of `x[index]` for an array x (NumPy's rules): ints and integer arrays (or lists) index
+    an axis each and together add the axes of their broadcast shape, slices keep an axis, `None` adds
+    one, a boolean mask of rank k replaces k axes by one; anything else gives an array of any rank."""
+    if isinstance(e, ir.Slice) and e.static is not None:
+        return base
+    parts = index.items if isinstance(index, Tup) else (index,)
+    dropped, added, advanced = 0, 0, []
+    for part in parts:
+        if part == INT or isinstance(part, (Arr, Lst)) and dtype_of(as_array(part)) == "i":
+            dropped += 1
+            advanced.append(as_array(part).rank)
+        elif part == NONE:
+            added += 1
+        elif isinstance(part, Arr) and part.dtype == "b" and len(parts) == 1 and part.rank is not None:
+            dropped, added = part.rank, 1
+        elif part != SLICE:
+            return Arr(None, base.dtype, base.active)
+    if None in advanced:
+        return Arr(None, base.dtype, base.active)
+    return element(base, dropped - added - max(advanced, default=0))

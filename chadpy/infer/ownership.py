@@ -1,0 +1,473 @@
+"""Ownership: where Python would update a list or an array in place, nobody else may see it.
+
+The core IR is functional: `xs.append(v)` and `a += b` bind a new name to the updated
+value (`let xs' = append(xs, v)`), and the derivative is that of a functional update.
+Python updates the object itself, so every other reference to it sees the change.
+Both agree exactly when no other reference to the object is used afterwards. This pass
+checks that, per specialisation (it needs the types: `x += 1` on a float is no update
+at all), with a linear discipline:
+
+- a variable *owns* its value if the function created that list or array (a literal,
+  a comprehension, `list(...)`, arithmetic, `np.zeros`, advanced indexing, a call of
+  a function that returns a new one, ...) and it is the only reference to it;
+- ownership moves with a copy `b = a` when `a` is not used again, to a view of an
+  array nothing else refers to (`a = (x * 2).reshape(3)`), and through a branch or a
+  loop when every path hands it on (a loop's variable owns its value if its initial
+  value and every iteration's new value do);
+- a copy `b = a` after which `a` is still used ends it, and so does passing the
+  value to a function that may keep it (return it, store it: `Summary`, computed
+  by the same walk over the callee; a function chadpy cannot read keeps everything);
+- an in-place update needs its variable to own its value, not to be used again (in
+  SSA form a later use can only be through another path to the same object), and
+  nothing that refers to the object to be read later: a view of it (`a[1:]`,
+  `a.T`, a row), a tuple, list, dict or closure holding it.
+
+So `xs = []; for ...: xs.append(v)` and `s = np.zeros(3); s += v` are accepted, and
+`b = a; a += z; np.sum(b)` or `xs.append(v)` on an argument are rejected with the
+line: chadpy never mutates a caller's argument and never computes a gradient of
+code whose aliasing it changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+from ..errors import UnsupportedSyntax
+from ..ir import nodes as ir
+from ..ir.types import Arr, Dct, Lst, Rec, Tup, VType, of_value
+from ..rules.records import SET_FIELD
+from ..rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES, VIEWED_AGAIN, WRITTEN_BACK
+
+UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
+Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
+
+
+def check(spec: object, callee: Callee) -> None:
+    """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
+    _Owners(spec, callee, strict=True).function()
+
+
+def summary(spec: object, callee: Callee) -> Summary:
+    """What a call of a specialisation does to references: for each parameter, whether it may keep its
+    argument (return it, store it where the result or a callee keeps it), and whether its result is a
+    new object nobody else refers to. A recursive cycle assumes the worst."""
+    if spec.references is None:
+        spec.references = Summary((True,) * len(spec.fn.params), False)  # while being found out
+        spec.references = _Owners(spec, callee, strict=False).function()
+    return spec.references
+
+
+class Summary(NamedTuple):
+    retains: tuple[bool, ...]
+    fresh: bool
+
+
+class _Owners:
+    def __init__(self, spec: object, callee: Callee, strict: bool):
+        self.spec = spec
+        self.callee = callee
+        self.strict = strict  # raise at a rejected update (else: what it updates is simply not owned)
+        self.escaped: set[str] = set()  # variables whose values a callee may keep
+        self.types = spec.types
+        # a tuple variable made of variables that owned their values and were not used again:
+        # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
+        self.packed: dict[str, list[bool]] = {}
+        self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
+        self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
+        self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
+        self.holders: set[str] = set()  # the views that are containers holding the values (a tuple, a record)
+        self.defined: set[str] = set()  # the variables bound so far on the way to the current let
+        # variables whose values a derivative rule may read when the backward pass runs (an argument of an
+        # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
+        self.read_back: set[str] = set()
+
+    def function(self) -> Summary:
+        """Walk the function's body; return which parameters it may keep a reference to, and whether
+        its result is a new object it owns."""
+        body = self.spec.fn.body
+        end = self.block(body, set(), lambda name: False)
+        kept = self.escaped | _atom_names(body.result)
+        retains = tuple(bool(self.referring(p) & kept) for p in self.spec.fn.params)
+        result = _name(body.result)
+        fresh = (
+            result in end
+            and result not in self.escaped
+            and not any(result in self.referring(p, holding=False) for p in self.spec.fn.params)
+        )
+        return Summary(retains, fresh)
+
+    def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
+        """Walk a block with the variables that own their values on entry; return those at its end.
+
+        `outside(name)`: whether a variable is read after the block (by what follows it, or by
+        the next iteration of a loop it is the body of)."""
+        last = {}  # variable -> the index of the last let reading it (len for the result)
+        for k, let in enumerate(block.lets):
+            for name in self.reads(let.expr):
+                last[name] = k
+        for name in _atom_names(block.result):
+            last[name] = len(block.lets)
+        owned = set(owned)
+        for k, let in enumerate(block.lets):
+            self.let(let, owned, lambda name, k=k: last.get(name, -1) > k or outside(name))
+            self.defined.update(ir.bound_names(let))
+        return owned
+
+    def let(self, let: ir.Let, owned: set[str], after: UsedAfter) -> None:
+        """Update `owned` past one let; `after(name)`: whether a variable is read after it."""
+        e, target = let.expr, let.target
+        e = self.spec.methods.get(id(e), e)  # a method call, a property, an object's call: the call it makes
+        if isinstance(e, ir.Case):
+            self.case(let, e, owned, after)
+        elif isinstance(e, ir.Loop):
+            self.loop(let, e, owned, after)
+        elif isinstance(e, ir.Var):
+            self.copy(e.name, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:  # a copy of the object it settles on
+            source = _name(self.after_update(e))
+            if source is not None:
+                self.copy(source, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is WRITTEN_BACK:  # the base's object, written through its view
+            self.copy(e.args[0].name, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.array_view(e):  # a copy keeps its value
+            self.copy(e.args[0].name, target, owned, after)
+        elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
+            # a component of a packed tuple (`x = t[0]`)
+            base, k = e.base.name, e.index.value
+            if not after(base) and self.packed[base][k]:
+                owned.add(target)
+            self.alias(target, self.items[base][k])
+        else:
+            if isinstance(e, ir.MakeTuple) and isinstance(target, str):
+                self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
+                self.items[target] = [_name(a) for a in e.items]
+            elif self.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
+                n = len(self.types[target].items)
+                self.packed[target], self.items[target] = [True] * n, [None] * n
+            for a in self.consumed(e):
+                _consume(a, owned)
+                self.escaped.add(a.name)
+            viewed = self.viewed(e, target)
+            if viewed and not self.is_view(e) and not (isinstance(e, ir.Prim) and e.op.aliases):
+                self.holders.add(target)  # a container holding them (not their data)
+            for a in viewed:
+                self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
+            if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN:  # the same view, its version current again
+                self.alias(target, e.args[0].name)
+            if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned:
+                owned.add(target)  # a view of an array the function owns: an update through either checks the other
+            if isinstance(e, ir.Prim) and e.inplace:
+                self.update(let, e, owned, after)
+            if (
+                isinstance(e, (ir.Call, ir.Apply))
+                or isinstance(e, ir.Prim)
+                and not e.op.discrete
+                and e.op not in UPDATES
+            ):
+                self.read_back.update(a.name for a in e.args if isinstance(a, ir.Var))
+            if isinstance(target, str) and self.fresh(e, target):
+                owned.add(target)
+
+    def reads(self, e: ir.Expr) -> Iterator[str]:
+        """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
+        if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
+            return iter(_atom_names(self.after_update(e)))
+        if isinstance(e, ir.Prim) and e.op in (WRITTEN_BACK, VIEWED_AGAIN) and self.array_view(e):
+            return iter(_atom_names(e.args[1]) | _atom_names(e.args[3]))  # not the version that missed a write
+        return _reads(e, self.reads)
+
+    def array_view(self, e: ir.Prim) -> bool:
+        """Whether `views.py`'s write-back or re-derivation is of an array's view (a tuple, list or dict
+        holds its elements themselves: what is written through one is the container's business)."""
+        base = e.args[0] if e.op is WRITTEN_BACK else e.args[1]
+        return isinstance(self.types.get(_name(base)), Arr)
+
+    def after_update(self, e: ir.Prim) -> ir.Atom:
+        """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
+        x, t = e.args
+        return t if _mutable(self.types.get(_name(x))) else x
+
+    def alias(self, name: str, *sources: str | None) -> None:
+        """`name` holds the same object as (one of) `sources`."""
+        self.same.setdefault(name, set()).update(s for s in sources if s is not None)
+
+    def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
+        """`let target = source`: ownership moves along if `source` is not used again. A copy nobody
+        reads (`copies.py` leaves `b = a` so when it made b's reads a's) changes nothing."""
+        if isinstance(target, str) and not after(target):
+            return
+        moves = not after(source)
+        if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
+            if moves and source in self.packed:
+                owned.update(t for t, own in zip(target, self.packed[source]) if own)
+            for t, item in zip(target, self.items.get(source, ())):
+                self.alias(t, item)
+            return
+        if moves and source in owned:
+            owned.add(target)
+        if moves and source in self.packed:
+            self.packed[target] = self.packed[source]
+            self.items[target] = self.items[source]
+        owned.discard(source)
+        self.alias(target, source)
+
+    def consumed(self, e: ir.Expr) -> list[ir.Var]:
+        """The variables a callee may keep a reference to for good (it may store or return them)."""
+        args = [a for a in getattr(e, "args", ()) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Call):
+            spec = self.callee(self.spec, e)
+            if spec is not None and spec.error is None:
+                kept = summary(spec, self.callee).retains
+                return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
+            return args
+        if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.aliases == "unknown":
+            return args  # a function value, or a call chadpy cannot read: it may keep anything
+        return []
+
+    def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
+        """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
+        the values a tuple, list, dict or closure holds."""
+        if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
+            view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
+            return [e.base] if view and not self.advanced(e) else []
+        if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and self.array_view(e):
+            return [a for a in e.args[1:2] if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
+            args = e.args[:1] if e.op.aliases == "view" else e.args
+            return [a for a in args if isinstance(a, ir.Var)]
+        held = {
+            ir.MakeTuple: "items",
+            ir.MakeList: "items",
+            ir.MakeDict: "values",
+            ir.MakeClosure: "captured",
+            ir.MakeRecord: "values",
+        }
+        if type(e) in held:
+            return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and (e.op in UPDATES or e.op is SET_FIELD):  # the container (object) holds it
+            return [a for a in e.args[1:] if isinstance(a, ir.Var)]
+        return []
+
+    def is_view(self, e: ir.Expr) -> bool:
+        """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
+        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and (e.op.aliases == "view" or e.op is VIEWED_AGAIN)
+
+    def fresh(self, e: ir.Expr, target: str) -> bool:
+        """Whether `e` makes a new list or array (the target then owns it)."""
+        if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeRecord)):
+            return not isinstance(e, ir.MakeTuple)
+        if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
+            base = self.types.get(_name(e.base))
+            return isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
+        if isinstance(e, ir.Prim):
+            return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
+        if isinstance(e, ir.Call):  # a callee that returns a new object of its own
+            spec = self.callee(self.spec, e)
+            return spec is not None and spec.error is None and summary(spec, self.callee).fresh
+        return False
+
+    def new_arrays(self, e: ir.Expr, target: str | tuple[str, ...]) -> bool:
+        """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
+        numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
+        return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
+
+    def advanced(self, e: ir.Read) -> bool:
+        """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
+        index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
+        parts = index.items if isinstance(index, Tup) else (index,)
+        return any(isinstance(p, (Arr, Lst)) for p in parts)
+
+    def update(self, let: ir.Let, e: ir.Prim, owned: set[str], after: UsedAfter) -> None:
+        """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it:
+        the variable owns it, is not read again, and no view of it is."""
+        xs = e.args[0]
+        if not _mutable(self.types.get(_name(xs))):
+            return  # `x += 1` on a number or a tuple: a new value in Python too
+        self.alias(let.target, xs.name)  # the same object, updated
+        moves = e.op in MOVES_ELEMENTS and isinstance(self.types.get(xs.name), Lst)
+        if moves and self.strict and self.referring(xs.name) & self.read_back:
+            raise UnsupportedSyntax(
+                f"`{e.op.name}` moves the elements of a list that an earlier operation or call was given, and "
+                "its derivative reads that list when the backward pass runs: copy it first (`xs = list(xs)`)",
+                let.loc,
+            )
+        if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
+            owned.discard(xs.name)
+            return
+        if not self.strict:  # finding out what a function retains: the updated value is not owned
+            owned.discard(xs.name)
+            return
+        kind = {Lst: "a list", Dct: "a dict", Rec: "an object"}.get(type(self.types.get(xs.name)), "an array")
+        what = (
+            "this attribute assignment"
+            if e.op is SET_FIELD
+            else f"`{e.op.name}`"
+            if e.op in UPDATES
+            else "this augmented assignment"
+        )
+        raise UnsupportedSyntax(
+            f"{what} updates {kind} in place that another name, a view, a container or the caller may also "
+            f"hold: chadpy updates only {kind} the function itself created and holds under one name (never a "
+            f"caller's); copy it first (`xs = list(xs)`, `a = a.copy()`), or write `a = a + b` for a new one",
+            let.loc,
+        )
+
+    def viewed_later(self, name: str, after: UsedAfter) -> bool:
+        """Whether anything else referring to the object `name` holds, or to an array it is a view of,
+        is read later."""
+        objects = self.earlier_names(name)
+        bases = {b for n in objects if n not in self.holders for b in self.views.get(n, ())}
+        if any(map(after, bases)):
+            return True
+        referring = self.referring(name).union(*map(self.referring, bases))
+        earlier = objects.union(*map(self.earlier_names, bases))  # a loop's first value: read at its entry
+        return any(v in self.defined and after(v) for v in referring - earlier)
+
+    def earlier_names(self, name: str) -> set[str]:
+        """`name` and the earlier names of the same object (copies, loop state, branches)."""
+        objects, todo = {name}, [name]
+        while todo:
+            for earlier in self.same.get(todo.pop(), ()):
+                if earlier not in objects:
+                    objects.add(earlier)
+                    todo.append(earlier)
+        return objects
+
+    def referring(self, name: str, holding: bool = True) -> set[str]:
+        """The variables that refer to the object `name` holds: its names, views of it, containers and
+        closures holding it (unless not `holding`), and (as the same objects) later names of those."""
+        objects = self.earlier_names(name)
+        referring = set(objects)
+        while True:
+            more = {v for v, bases in self.views.items() if bases & referring and (holding or v not in self.holders)}
+            more |= {v for v, earlier in self.same.items() if earlier & referring}
+            if more <= referring:
+                return referring
+            referring |= more
+
+    def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
+        """Each branch on its own; a target owns its value if it does at the end of both branches."""
+        targets = ir.bound_names(let)
+        ends, shapes = [], []
+        for branch in (e.then, e.orelse):
+            end = self.block(branch, owned, after)
+            result = _name(branch.result)
+            moves = result is not None and not after(result)
+            own = moves and result in end
+            packed = self.packed.get(result) if moves else None
+            end.discard(result)  # handed on to the target
+            ends.append(end)
+            shapes.append((own, packed))
+            if isinstance(let.target, str):
+                self.alias(let.target, result)
+            else:  # each target is the same component of the branch's tuple
+                for t, item in zip(targets, self.items.get(result, ())):
+                    self.alias(t, item)
+        owned.intersection_update(*ends)
+        packs = [p for _, p in shapes]
+        same = all(p is not None and len(p) == len(packs[0]) for p in packs)
+        if isinstance(let.target, str):
+            if all(own for own, _ in shapes):
+                owned.add(let.target)
+            if same:
+                self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
+                self.items[let.target] = self._joined_items(e, len(packs[0]))
+        elif same and len(packs[0]) == len(targets):
+            owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
+
+    def _joined_items(self, e: ir.Case, width: int) -> list[str]:
+        """For a case whose branches both end in a tuple: a name per component standing for both branches'
+        components (so an update through the joined tuple finds their views)."""
+        out = []
+        for k in range(width):
+            joined = f"<component {k} of {id(e)}>"  # not a variable of the program: it links the branches'
+            for branch in (e.then, e.orelse):
+                items = self.items.get(_name(branch.result), ())
+                self.alias(joined, items[k] if k < len(items) else None)
+            out.append(joined)
+        return out
+
+    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], after: UsedAfter) -> None:
+        """A state variable owns its value if its initial value does and every iteration hands a value it
+        owns to the next: assume it for all such, drop those whose new value is not, until stable."""
+        bound = _bound(e)
+        # read again by every iteration (not the first values of the state: read once, at the loop's entry)
+        entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.reads))
+        outer = {n for n in self.reads(e) if n not in bound and n not in entry}
+        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
+        for p, a, n in zip(e.state, e.init, e.next):
+            _consume(a, owned)
+            self.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
+        nexts = {n.name for n in e.next if isinstance(n, ir.Var)}
+        while True:
+            self.defined -= bound  # what the body binds is not bound yet when an iteration starts
+            self.defined.update(e.state)
+            start = owned | assumed
+            if isinstance(e, ir.WhileLoop):
+                start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
+            end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
+            kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
+            if kept == assumed:
+                break
+            assumed = kept
+        owned.intersection_update(end)  # what the loop consumed is not owned after it
+        for t, p in zip(ir.bound_names(let), e.state):
+            if p in assumed:
+                owned.add(t)
+            self.alias(t, p)
+
+
+def _mutable(t: VType | None) -> bool:
+    """A list, a dict, an array or an object: Python updates it in place."""
+    return isinstance(t, (Lst, Dct, Arr, Rec))
+
+
+def _consume(atom: ir.Atom, owned: set[str]) -> None:
+    """Another reference to the atom's value may exist from now on."""
+    if isinstance(atom, ir.Var):
+        owned.discard(atom.name)
+
+
+def _name(atom: ir.Atom) -> str | None:
+    return atom.name if isinstance(atom, ir.Var) else None
+
+
+def _atom_names(atom: ir.Atom) -> set[str]:
+    return {atom.name} if isinstance(atom, ir.Var) else set()
+
+
+def _bound(e: ir.Loop) -> set[str]:
+    """The names a loop binds: its state, its index, and everything bound in its blocks."""
+    return {*ir.scoped(e), *(n for b in ir.blocks(e) for n in _bound_in(b))}
+
+
+def _bound_in(block: ir.Block) -> Iterator[str]:
+    """The names bound anywhere inside a block: lets, and nested loops' state and index."""
+    for let in block.lets:
+        yield from ir.bound_names(let)
+        yield from ir.scoped(let.expr)
+        for b in ir.blocks(let.expr):
+            yield from _bound_in(b)
+
+
+def _block_reads(block: ir.Block, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
+    for let in block.lets:
+        yield from (reads or _reads)(let.expr)
+    yield from _atom_names(block.result)
+
+
+def _reads_inside(e: ir.Loop, reads: Callable[[ir.Expr], Iterator[str]]) -> Iterator[str]:
+    """The variables a loop's blocks and its next state read (every iteration)."""
+    for a in ir.loop_results(e) + ([e.seq] if isinstance(e, ir.ForLoop) else []):
+        yield from _atom_names(a)
+    for b in ir.blocks(e):
+        yield from _block_reads(b, reads)
+
+
+def _reads(e: ir.Expr, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
+    """The variables an expression reads (those of nested blocks too, each as `reads` says)."""
+    for a in ir.operands(e) + (ir.loop_results(e) if isinstance(e, ir.Loop) else []):
+        yield from _atom_names(a)
+    for b in ir.blocks(e):
+        yield from _block_reads(b, reads)

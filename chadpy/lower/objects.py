@@ -1,0 +1,219 @@
+"""Objects: attribute reads and assignments, method calls and instantiation, as records.
+
+An object of a user class is a record of its attributes (`records.py`): a product
+like a tuple whose components have names, so CHAD needs nothing new for it:
+
+- `obj.W` is a projection (`Field`); its cotangent is the one-hot record `{"W": d}`;
+- `obj.W = v` on an object the function made is a functional update (`setattr`,
+  checked by `ownership` like `xs.append(v)`): the derivative splits the new
+  record's cotangent into v's and the rest;
+- `obj.m(x)` is a call of the function the method is, `type(obj).m(obj, x)`: which
+  one is known per specialisation, from the record's class (`MethodCall`, resolved
+  by `method_call` below during inference); a property read is a call of its
+  getter, calling an object is a call of its `__call__`, a static method takes no
+  receiver and a class method its class;
+- `C(a, b)` is a call of the constructor `C.__init__` read as a function that makes
+  an empty record, fills it, and returns it (a dataclass's or namedtuple's generated
+  constructor makes the record of its fields directly).
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+
+import gast
+
+from ..errors import ChadTypeError, Loc, UnsupportedSyntax
+from ..ir import nodes as ir
+from ..ir.records import Constructor
+from ..ir.types import Class, Rec, Tup, VType, describe, of_value
+from ..read import scope
+from ..read.source import parse_function
+from ..rules.records import SET_FIELD
+from ..rules.registry import ATTRIBUTES, PRIMITIVES
+from .context import Lowering
+from .resolve import user_call, with_defaults
+
+# ---------------------------------------------------------------- lowering
+
+
+def attribute(lw: Lowering, node: gast.Attribute, env: dict, lets: list) -> ir.Expr:
+    """`x.attr` of a local value or outside data: an array's attribute (`a.T`, `a.shape`) is the
+    NumPy function it is; any other is a field of a record (or a property: resolved by inference)."""
+    base = lw.atom(node.value, env, lets)
+    if node.attr in ATTRIBUTES:
+        return with_defaults(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
+    return ir.Field(base, ir.Const(node.attr))
+
+
+def method(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`x.m(args)` where `.m` is no NumPy method: the method of x's class (resolved by inference)."""
+    if _is_super(node.func.value):
+        return super_call(lw, node, env, lets)
+    receiver = lw.atom(node.func.value, env, lets)
+    args = [lw.argument(a, env, lets) for a in node.args]
+    keywords = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords}
+    return ir.MethodCall(receiver, node.func.attr, args, keywords)
+
+
+def _is_super(node: gast.expr) -> bool:
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "super"
+
+
+def super_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Call:
+    """`super().m(args)` in a method of class C: the `m` the classes after C define (C's MRO; with
+    single inheritance, the same as the receiver's), called on the method's first parameter."""
+    fn = lw.parsed.pyfunc
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    params = scope.parameters(lw.node)
+    if node.func.value.args or "__class__" not in cells or not params:
+        raise lw.error(UnsupportedSyntax, "`super(...)` is supported only as `super()` in a method", node)
+    if node.func.attr == "__init__":
+        raise lw.error(
+            UnsupportedSyntax,
+            "`super().__init__(...)` is not supported yet: set the attributes in the subclass's `__init__`",
+            node,
+        )
+    defining = cells["__class__"].cell_contents
+    found = next((b.__dict__[node.func.attr] for b in defining.__mro__[1:] if node.func.attr in b.__dict__), None)
+    if not isinstance(found, types.FunctionType):
+        raise lw.error(UnsupportedSyntax, f"`super().{node.func.attr}` is not a method chadpy can read", node)
+    receiver = gast.Name(params[0], gast.Load(), None, None)
+    call = gast.copy_location(gast.Call(node.func, [receiver, *node.args], node.keywords), node)
+    return user_call(lw, found, f"super().{node.func.attr}", call, env, lets)
+
+
+def set_attribute(lw: Lowering, target: gast.Attribute, value: ir.Atom, env: dict, lets: list) -> None:
+    """`obj.name = value`: obj becomes a new SSA name for the same (updated) object."""
+    name = target.value.id
+    parameter = env.get(name) == ir.Var(name) and name in scope.parameters(lw.node) and lw.constructing is None
+    if name not in env or parameter:
+        raise lw.error(
+            UnsupportedSyntax,
+            "assigning an attribute of an object the function did not make (an argument, outside data, "
+            "`a.b.c = ...`) is not supported: chadpy never mutates a caller's objects",
+            target,
+        )
+    obj = lw.read(name, env, target.value, lets)
+    update = ir.Prim(SET_FIELD, [obj, ir.Const(target.attr), value], inplace=True)
+    lets.append(ir.Let(lw.bind(name, env), update, lw.loc))
+
+
+def construct(lw: Lowering, cls: type, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+    """`C(a, b)` for a user class C: a call of its constructor, bound by C's signature."""
+    return user_call(lw, Constructor(cls), path, node, env, lets)  # equal per class: one lowering, one spec
+
+
+def constructor_function(code: Constructor, lowerer: type[Lowering], watch: object) -> ir.Function:
+    """The IR of a constructor: a generated one makes the record of its fields; a written
+    `__init__` is lowered with its first parameter bound to a new empty record, which every
+    way out of it returns."""
+    cls = code.cls
+    loc = Loc("<chadpy constructor>", 0, cls.__name__, "")
+    if code.generated:
+        if hasattr(cls, "__post_init__"):
+            raise UnsupportedSyntax(f"the dataclass `{cls.__name__}` has a `__post_init__`; not supported yet", loc)
+        params = list(inspect.signature(cls).parameters)
+        body = ir.Block([ir.Let("made", ir.MakeRecord(cls, params, [ir.Var(p) for p in params]), loc)], ir.Var("made"))
+        return ir.Function(cls.__name__, params, body, loc, code)
+    init = cls.__init__
+    if not isinstance(init, types.FunctionType):
+        raise UnsupportedSyntax(f"the class `{cls.__name__}` has no `__init__` chadpy can read", loc)
+    return lowerer(parse_function(init), watch, constructing=cls).function()
+
+
+# ---------------------------------------------------------------- inference: what a method call is
+
+
+def method_call(e: ir.MethodCall, receiver: VType) -> ir.Call:
+    """The call `receiver.name(args)` makes, for a receiver of this type (an object, or a class:
+    `cls.make(v)` in a class method)."""
+    if not isinstance(receiver, (Rec, Class)):
+        raise ChadTypeError(f"the method `.{e.name}()` of {describe(receiver)} is not supported")
+    attr = inspect.getattr_static(receiver.cls, e.name, None)
+    if isinstance(receiver, Class) and isinstance(attr, types.FunctionType):
+        return _bind(attr, e.args, e.keywords)  # `Model.predict(obj, x)`: a plain function of the class
+    if (
+        isinstance(receiver, Rec) and receiver.field(e.name) is not None or attr is None
+    ):  # a function or object it holds
+        if e.keywords:
+            raise ChadTypeError(f"keyword arguments to the function in the attribute `{e.name}` are not supported")
+        return ir.Call(_attribute_call(e.name, len(e.args)), [e.receiver, *e.args])
+    if isinstance(attr, staticmethod):
+        return _bind(attr.__func__, e.args, e.keywords)
+    if isinstance(attr, classmethod):
+        return _bind(attr.__func__, [ir.Ref(receiver.cls.__name__, receiver.cls), *e.args], e.keywords)
+    if not isinstance(attr, types.FunctionType):
+        raise ChadTypeError(f"`{receiver.cls.__name__}.{e.name}` is not a method chadpy can read")
+    return _bind(attr, [e.receiver, *e.args], e.keywords)
+
+
+def property_call(e: ir.Field, receiver: VType) -> ir.Call | None:
+    """The getter call `receiver.name` makes, if it is a property (None: a field)."""
+    if not isinstance(receiver, Rec) or receiver.field(e.index.value) is not None:
+        return None
+    attr = inspect.getattr_static(receiver.cls, e.index.value, None)
+    if isinstance(attr, property) and isinstance(attr.fget, types.FunctionType):
+        return ir.Call(attr.fget, [e.base])
+    return None
+
+
+def object_call(e: ir.Apply, t: VType) -> ir.Call:
+    """`obj(args)` for an object of a user class: its `__call__`."""
+    call = inspect.getattr_static(t.cls, "__call__", None) if isinstance(t, Rec) else None
+    if not isinstance(call, types.FunctionType):
+        raise ChadTypeError(f"`{ir.format_atom(e.fn)}` is called, but it is {describe(t)}, with no `__call__`")
+    return _bind(call, [e.fn, *e.args], {})
+
+
+def field_type(e: ir.Field, base: VType) -> VType:
+    """The type of `base.name` read as a field (a record's, a namedtuple's), or as data: a class
+    attribute (`self.scale`, `cls.scale`), an attribute of an outside object chadpy does not look into."""
+    name = e.index.value
+    if isinstance(base, Rec) and base.field(name) is not None:
+        return base.field(name)
+    if isinstance(base, Tup) and base.position(name) is not None:  # a namedtuple's component
+        return base.items[base.position(name)]
+    if isinstance(base, (Rec, Class)):  # a class attribute
+        value = inspect.getattr_static(base.cls, name, _MISSING)
+    else:  # an attribute of outside data: as it is now (it is read again when the derivative runs)
+        value = getattr(e.base.value, name, _MISSING) if isinstance(e.base, ir.Ref) else _MISSING
+    if value is _MISSING or isinstance(value, (types.FunctionType, property, staticmethod, classmethod)):
+        raise ChadTypeError(f"{describe(base)} has no attribute `{name}` chadpy can read")
+    return of_value(value, False)
+
+
+def _bind(fn: types.FunctionType, args: list[ir.Atom], keywords: dict[str, ir.Atom]) -> ir.Call:
+    """The call of fn with its arguments bound by its signature, defaults as constants."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **keywords)
+    except TypeError as err:
+        raise ChadTypeError(f"call of `{fn.__qualname__}`: {err}") from None
+    bound.apply_defaults()
+    atoms = []
+    for name, value in bound.arguments.items():
+        param = bound.signature.parameters[name]
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ChadTypeError(f"`{fn.__qualname__}` takes star-parameters; not supported")
+        atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
+    return ir.Call(fn, atoms)
+
+
+_MISSING = object()
+_ATTRIBUTE_CALLS: dict[tuple[str, int], ir.Function] = {}
+
+
+def _attribute_call(name: str, nargs: int) -> ir.Function:
+    """`def name(obj, x0..): return obj.name(x0..)` where `obj.name` is a field holding a function
+    or an object: read the field, then call it (one function per name and arity: specs are shared)."""
+    key = (name, nargs)
+    if key not in _ATTRIBUTE_CALLS:
+        params = ["obj", *(f"x{k}" for k in range(nargs))]
+        loc = Loc("<chadpy attribute call>", 0, name, "")
+        lets = [
+            ir.Let("called", ir.Field(ir.Var("obj"), ir.Const(name)), loc),
+            ir.Let("result", ir.Apply(ir.Var("called"), [ir.Var(p) for p in params[1:]]), loc),
+        ]
+        _ATTRIBUTE_CALLS[key] = ir.Function(name, params, ir.Block(lets, ir.Var("result")), loc, None)
+    return _ATTRIBUTE_CALLS[key]

@@ -1,0 +1,143 @@
+"""A loop's one-hots collected in two lists, added by one call after the loop.
+
+In a loop, `dx = add_index(dx, v, x, i)` (a one-hot `x[i]`) and `dxs = add_at(dxs, k, v)` (an
+element of a list, tuple or dict) are a Python call per iteration, each with its checks. When a
+loop only ever adds to `dx` this way (it reads `dx` nowhere else and assigns it nothing else, and
+`x` is the same array throughout), the loop appends the place and the value to two lists instead,
+and one call after the loop adds them all, in the same order:
+
+    dx_at, dx_values = [], []
+    for i in indices:
+        ...
+        dx_at.append(i)
+        dx_values.append(ditem)
+    dx = add_columns(dx, x, dx_at, dx_values)
+
+(`arrays.add_columns`: a float64 vector's float one-hots at int places become a Scatter's columns
+as they are; `runtime.add_items`: a dict of the values when every key comes once.) Each iteration
+does O(1) work, and the call after the loop O(its items): the cost bound holds. The outermost loop
+that qualifies takes the whole nest: its inner loops append to the same lists.
+"""
+
+from __future__ import annotations
+
+from ..names import NameSupply
+from ..runtime import arrays
+from ..runtime import core as runtime
+from ..target.expressions import Attr, CallX, ListX, Name, Obj, TupleX
+from ..target.statements import (
+    Assign,
+    Def,
+    Do,
+    For,
+    Replay,
+    Stmt,
+    While,
+    expr_names,
+    local_names,
+    mentioned,
+    names_in,
+    walk,
+)
+
+_COLLECTED = {arrays.add_index: arrays.add_columns, runtime.add_at: runtime.add_items}
+
+
+def collect(fn: Def) -> Def:
+    """fn with each loop's one-hots to a cotangent it only adds to collected in two lists."""
+    if any(isinstance(s, (For, While, Replay)) for s in walk([fn])):
+        _in_block(fn.body, NameSupply(local_names([fn]) | expr_names([fn])))
+    return fn
+
+
+def _in_block(stmts: list[Stmt], names: NameSupply) -> None:
+    at = 0
+    while at < len(stmts):
+        s = stmts[at]
+        before: list[Stmt] = []
+        after: list[Stmt] = []
+        if isinstance(s, (For, While, Replay)):
+            for v, (adder, array) in _collectable(s).items():
+                places, values = names.fresh(f"{v}_at"), names.fresh(f"{v}_values")
+                _to_appends(s.body, v, places, values)
+                why = f"the loop's additions to {v}, collected"
+                before.append(Assign([places, values], TupleX([ListX([]), ListX([])]), comment=why, loc=s.loc))
+                args = [Name(v), *([array] if array is not None else []), Name(places), Name(values)]
+                collected = _COLLECTED[adder]
+                after.append(Assign([v], CallX(Obj(collected, collected.__name__), args), loc=s.loc))
+        for body in s.bodies():  # inner loops (and the loops of a backpropagator) collect other names
+            _in_block(body, names)
+        stmts[at : at + 1] = [*before, s, *after]
+        at += len(before) + 1 + len(after)
+
+
+def _update(s: Stmt) -> tuple[str, object] | None:
+    """(dx, the adder) of `dx = add_index(dx, ...)` or `dx = add_at(dx, ...)`."""
+    if not (isinstance(s, Assign) and len(s.targets) == 1 and isinstance(s.value, CallX)):
+        return None
+    call = s.value
+    adder = call.func.obj if isinstance(call.func, Obj) else None
+    if adder not in _COLLECTED or not call.args or not isinstance(call.args[0], Name):
+        return None
+    return (s.targets[0], adder) if call.args[0].id == s.targets[0] else None
+
+
+def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
+    """The names `loop` only adds one-hots to (the adder, and add_index's array)."""
+    updates: dict[str, list[Assign]] = {}
+    other: set[str] = set(loop.binds()) | set(loop.reads()) | names_in(loop.exprs())
+    bound: set[str] = set(loop.binds())
+
+    def scan(stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, Def):  # another scope: any mention of a name keeps it as it is
+                other.update(mentioned(s))
+                bound.update(mentioned(s))
+                continue
+            bound.update(s.binds())
+            update = _update(s)
+            if update is not None:
+                updates.setdefault(update[0], []).append(s)
+                other.update(names_in(s.value.args[1:]))
+                continue
+            other.update(s.binds(), s.reads(), names_in(s.exprs()))
+            for body in s.bodies():
+                scan(body)
+
+    scan(loop.bodies()[0])
+    found: dict[str, tuple[object, Name | None]] = {}
+    for v, assigns in updates.items():
+        adders = {a.value.func.obj for a in assigns}
+        if v in other or len(adders) != 1:
+            continue
+        adder = adders.pop()
+        if adder is arrays.add_index:  # add_index(dx, v, x, i): one array x, the same in every iteration
+            arrays_ = {a.value.args[2].id if isinstance(a.value.args[2], Name) else None for a in assigns}
+            array = arrays_.pop() if len(arrays_) == 1 else None
+            if array is None or array in bound:
+                continue
+            found[v] = (adder, Name(array))
+        else:
+            found[v] = (adder, None)
+    return found
+
+
+def _to_appends(stmts: list[Stmt], v: str, places: str, values: str) -> None:
+    """Each `v = add_index(v, d, x, i)` (`v = add_at(v, k, d)`) in stmts as two appends, of i and d."""
+    at = 0
+    while at < len(stmts):
+        s = stmts[at]
+        update = _update(s)
+        if update is not None and update[0] == v:
+            args = s.value.args
+            place, value = (args[3], args[1]) if update[1] is arrays.add_index else (args[1], args[2])
+            stmts[at : at + 1] = [
+                Do(CallX(Attr(Name(places), "append"), [place]), comment=s.comment, loc=s.loc),
+                Do(CallX(Attr(Name(values), "append"), [value]), loc=s.loc),
+            ]
+            at += 2
+            continue
+        if not isinstance(s, Def):
+            for body in s.bodies():
+                _to_appends(body, v, places, values)
+        at += 1

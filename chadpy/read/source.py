@@ -1,0 +1,188 @@
+"""Reading a function's source: text -> gast tree, locations, and outside names.
+
+This is the first arrow of the pipeline. It knows where every node came from (for
+error messages) and how to find what a free name of the function refers to (its
+closure cells, its module's globals, builtins). Each name it resolves is recorded
+in a `Watch`, so a cached derivative notices when a module constant changes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass, field
+
+import gast
+import numpy as np
+
+from ..errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax, is_internal
+from ..ir.records import fields_of, is_record
+
+_MISSING = object()
+
+
+@dataclass
+class Watch:
+    """The outside values a derivative was built from; stale once any is rebound, or once an
+    array among them changes its rank or dtype kind in place, or an object of a user class
+    the kinds of its attributes (the derivative is specialised to them). O(1) per value (an
+    object's: per attribute): a list's elements are not walked."""
+
+    entries: dict[tuple[int, str], tuple[object, str, object, object]] = field(default_factory=dict)
+
+    def add(self, container: object, key: str, value: object) -> None:
+        self.entries[id(container), key] = (container, key, value, _kind(value))
+
+    def still_valid(self) -> bool:
+        for container, key, value, kind in self.entries.values():
+            if isinstance(container, dict):
+                if container.get(key, _MISSING) is not value:
+                    return False
+            elif container.cell_contents is not value:  # a closure cell
+                return False
+            if kind is not None and _kind(value) != kind:
+                return False
+        return True
+
+
+def _kind(value: object, depth: int = 3) -> object:
+    """What a derivative reading `value` is specialised to, beyond its identity: an array's rank
+    and dtype kind; an object's attributes' classes and kinds, and the functions it holds
+    (records nested `depth` deep)."""
+    if isinstance(value, np.ndarray):
+        return (value.ndim, value.dtype.kind)
+    if depth and is_record(value):
+        return tuple((k, type(v), v if callable(v) else _kind(v, depth - 1)) for k, v in fields_of(value))
+    return None
+
+
+@dataclass
+class ParsedFunction:
+    pyfunc: types.FunctionType
+    tree: gast.FunctionDef
+    filename: str
+    first_lineno: int
+    lines: list[str]
+
+    @property
+    def name(self) -> str:
+        return self.pyfunc.__name__
+
+    def loc(self, node: gast.AST | None) -> Loc:
+        rel = getattr(node, "lineno", 1) or 1
+        text = self.lines[rel - 1] if 0 < rel <= len(self.lines) else ""
+        return Loc(self.filename, self.first_lineno + rel - 1, self.name, text)
+
+    def resolve(self, name: str, watch: Watch) -> object:
+        """The object a free name of the function refers to, or `_MISSING`."""
+        fn = self.pyfunc
+        if name in fn.__code__.co_freevars:
+            cell = fn.__closure__[fn.__code__.co_freevars.index(name)]
+            try:
+                value = cell.cell_contents
+            except ValueError:  # an empty cell: assigned later in the enclosing scope
+                return _MISSING
+            watch.add(cell, name, value)
+            return value
+        if name in fn.__globals__:
+            value = fn.__globals__[name]
+            watch.add(fn.__globals__, name, value)
+            return value
+        return getattr(builtins, name, _MISSING)
+
+
+def is_missing(value: object) -> bool:
+    return value is _MISSING
+
+
+def parse_function(fn: types.FunctionType) -> ParsedFunction:
+    """Read and parse the source of `fn`; its `def` is the tree's only statement."""
+    if not isinstance(fn, types.FunctionType):
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise UnknownFunction(f"chadpy can only differentiate Python functions; `{name}` is not one")
+    code = fn.__code__
+    if is_internal(code.co_filename):
+        raise ChadError(
+            f"`{fn.__name__}` is a derivative chadpy made (or part of chadpy): differentiating a derivative "
+            "(grad of grad) is not supported yet"
+        )
+    if code.co_name == "<lambda>":
+        return _parse_lambda(fn)
+    try:  # by its code object: the function itself, never the one its `__wrapped__` names
+        found = _parse_by_indentation(code)
+        if found is None:
+            lines, first = inspect.getsourcelines(code)
+            text = textwrap.dedent("".join(lines))
+            found = gast.parse(text), text, first
+        module, text, first = found
+    except (OSError, TypeError) as e:
+        raise UnknownFunction(
+            f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
+        ) from None
+    tree = module.body[0]
+    filename = inspect.getsourcefile(code) or code.co_filename
+    parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
+    if isinstance(tree, gast.AsyncFunctionDef):
+        raise UnsupportedSyntax("`async def` is not supported", parsed.loc(tree))
+    if not isinstance(tree, gast.FunctionDef):
+        raise UnsupportedSyntax(f"{fn.__qualname__} is not defined by a plain `def`", parsed.loc(tree))
+    return parsed
+
+
+def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module, str, int] | None:
+    """The parsed `def` of `code`, its text and its first line, found by indentation: it ends before
+    the next line indented no deeper than its first (not blank, a comment or a closing bracket).
+    That line may be inside a string or brackets; then the text before it does not parse, and the
+    caller falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on:
+    several times slower). None when the indentation uses tabs or the cut text does not parse."""
+    lines, start = inspect.findsource(code)
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    head = start  # the `def` line, after the decorators
+    while head + 1 < len(lines) and lines[head].lstrip().startswith("@"):
+        head += 1
+    end = head + 1
+    while end < len(lines):
+        stripped = lines[end].lstrip()  # a closing bracket continues a line (`) -> float:`)
+        if stripped and stripped[0] not in "#)]}" and len(lines[end]) - len(stripped) <= indent:
+            break
+        end += 1
+    while end > head + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1  # trailing blank lines and comments belong to what follows
+    block = lines[start:end]
+    if any("\t" in line[: len(line) - len(line.lstrip())] for line in block):
+        return None
+    text = textwrap.dedent("".join(block))
+    try:
+        module = gast.parse(text)
+    except SyntaxError:
+        return None
+    return (module, text, start + 1) if len(module.body) == 1 else None
+
+
+def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
+    """A lambda made outside differentiated code (e.g. passed as an argument): find its
+    node in its file by the positions of its code, and read it as `def <lambda>(...): return body`."""
+    code = fn.__code__
+    filename = inspect.getsourcefile(fn) or code.co_filename
+    lines = linecache.getlines(filename)
+    if not lines:
+        raise UnknownFunction("the source of a lambda cannot be read; chadpy needs a lambda defined in a file")
+    spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
+    params = list(code.co_varnames[: code.co_argcount])
+    found = []
+    for node in gast.walk(gast.parse("".join(lines))):
+        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == params:
+            body = node.body
+            start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+            if spots and all(start <= spot < end for spot in spots):
+                found.append(node)
+    if not found:
+        raise UnknownFunction(f"the source of a lambda cannot be found in {filename}")
+    node = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost
+    tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
+    gast.copy_location(tree, node)
+    gast.copy_location(tree.body[0], node)
+    return ParsedFunction(fn, tree, filename, 1, [line.rstrip("\n") for line in lines])

@@ -1,0 +1,346 @@
+"""Primitives: every operation chadpy knows, with its transposed derivative and its kind rule.
+
+Each `Primitive` says how to write the operation in the generated code (`emit`),
+what kind of value it returns (`kind`, see `kinds.py`) and, for differentiable
+ones, its transposed derivative Dop^t (`vjp`): given the incoming cotangent `d`,
+the primal result `y` and the arguments, one cotangent per argument (None for an
+argument that takes none: a shape, an axis, a condition), or one expression whose
+value is the tuple of them. Rules are written with target expressions, so
+`d * cos(x)` in a rule becomes `d * math.cos(x)` inline in the generated code (no
+call overhead). A primitive without `vjp` is discrete: comparisons, `//`, `int`,
+`len`, `np.shape`, ...
+
+A call binds its arguments by the real function's signature (`bind`): the
+primitive takes the parameters named in `params`, in that order, and every other
+parameter of the function must be left at its default, so `np.linalg.norm(A, 1)`
+is `ord=1` (not supported: a clear error), never `axis=1`.
+
+The tables themselves are flat files in `rules/`, one registration per function:
+pointwise functions, scalars and operators, lists and dicts, NumPy. A pointwise
+formula is written once for all its flavours (`pointwise`): `m.cos(x)` in the rule
+of sin is `math.cos(x)` for `math.sin` and `np.cos(x)` for `np.sin`. Broadcasting is
+the registrar's too (`Primitive.transpose`): an elementwise rule computes with a
+dense cotangent, and each part is summed back to its argument's shape where that may
+differ. An operator means different things on different types (`+` adds numbers,
+concatenates lists); `resolve` picks the version for the argument types found by
+inference. A rule that needs a primal value the list may lose later (a length before
+an `append`) names it with `saves`: the forward pass stores it. Every differentiable
+rule carries `samples` (or a default), where `tests/test_rules.py` checks it against
+finite differences. Users add their own with `defvjp`, whose rule is an ordinary
+Python function called at run time.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..ir.types import Arr, Dct, Lst, Tup, VType
+from ..runtime import core as runtime
+from ..runtime import numpy as array_rules
+from ..runtime.arrays import dense, unbroadcast
+from ..target.expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
+from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
+
+Vjp = Callable[..., list[Expr]]
+ZERO = Obj(runtime.Zero, "Zero")  # the zero cotangent, as a rule writes it
+
+
+@dataclass(frozen=True)
+class Reals:
+    """Where the rule test samples an argument: uniform in [lo, hi] (with `signed`, magnitudes there and
+    random signs); a float, or an array of `shape`. Without a shape, an elementwise rule is also tried
+    on arrays and broadcasting shapes."""
+
+    lo: float = -0.9
+    hi: float = 0.9
+    signed: bool = False
+    shape: tuple[int, ...] | None = None
+
+    def of(self, *shape: int) -> Reals:
+        """The same reals as an array of this shape."""
+        return replace(self, shape=shape)
+
+
+REALS = Reals()
+POSITIVE = Reals(0.2, 2.0)
+NONZERO = Reals(0.2, 1.0, signed=True)  # kinks, poles and ties at 0 stay away
+
+
+@dataclass(eq=False)
+class Primitive:
+    name: str
+    emit: Callable[..., Expr]  # argument expressions -> primal expression
+    vjp: Vjp | None = None  # (d, y, *args[, saved=]) -> a cotangent per argument, or one tuple expression
+    nargs: tuple[int, int | None] = (1, 1)  # least and most arguments (of a primitive without `params`)
+    kind: KindRule = FLOAT_RESULT  # the type of its result
+    runtime_vjp: Callable | None = None  # a user rule, called at run time (see `defvjp`)
+    elementwise: bool = False  # broadcasting: argument cotangents are summed back to their shapes
+    # The parameters it takes, by the names of the real function's signature (`fn`), and
+    # their defaults when not given (the trailing ones); None: positional arguments only.
+    params: tuple[str, ...] | None = None
+    defaults: tuple[object, ...] = ()
+    fn: object = None  # the real function, whose signature binds a call's arguments
+    saves: Callable[..., Expr] | None = None  # (y, *args) -> a forward value the rule needs
+    for_sequences: Primitive | None = None  # the version for lists and tuples (`+` concatenates)
+    for_arrays: Primitive | None = None  # the version for arrays, when the scalar rule does not broadcast
+    in_place: Primitive | None = None  # the version when its first argument is a list, dict or array
+    ufunc: object = None  # an operator's NumPy ufunc, for `a op= b` on arrays (laid out like `a`)
+    data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
+    containers: bool = False  # takes tuples, lists or dicts that carry derivatives
+    # What its result refers to (for `ownership`): "" a new object (or a number); "view" the data of
+    # its first argument (`np.reshape`); "argument" one of its arguments or an element of one
+    # (`max(a, b)`); "unknown" anything (a call chadpy cannot read may also keep its arguments).
+    aliases: str = ""
+    logged: bool = False  # updates in place, logged: its call takes the function's `buffers.Writes` last
+    # Argument lists where tests/test_rules.py checks `vjp` against finite differences: `Reals` are
+    # sampled, other values are passed as they are (a list of `Reals` is a list of sampled values).
+    samples: tuple[tuple[object, ...], ...] = ()
+
+    @property
+    def discrete(self) -> bool:
+        return self.vjp is None and self.runtime_vjp is None
+
+    def default(self, param: str) -> object:
+        """The value a parameter takes when the call does not give it."""
+        k = self.params.index(param) - (len(self.params) - len(self.defaults))
+        if k < 0:
+            raise TypeError(f"`{self.name}` needs its argument `{param}`")
+        return self.defaults[k]
+
+    def signature(self) -> inspect.Signature:
+        """The real function's signature, or one made of `params` where it has none."""
+        try:
+            return inspect.signature(self.fn)
+        except (TypeError, ValueError):
+            required = len(self.params) - len(self.defaults)
+            kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+            return inspect.Signature(
+                [
+                    inspect.Parameter(p, kind, default=inspect.Parameter.empty if k < required else self.default(p))
+                    for k, p in enumerate(self.params)
+                ]
+            )
+
+    def transpose(
+        self,
+        d: Expr,
+        y: Expr,
+        args: list[Expr],
+        bind: Callable[[Expr, str], Name],
+        array_result: bool,
+        broadcasts: Callable[[int], bool],
+        **saved: Expr,
+    ) -> list[Expr | None] | Expr:
+        """Dop^t: the cotangent of each argument (None where it takes none), or one expression whose
+        value is the tuple of them. An elementwise rule with an array result computes with `d` made a
+        dense array (`bind` names it) and sums each part back to its argument's shape where
+        `broadcasts(k)` (the argument may have another shape than the result)."""
+        spread = self.elementwise and array_result
+        if spread:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
+            d = bind(call(dense, d, y), "d_dense")
+        cts = self.vjp(d, y, *args, **saved)
+        if spread:
+            cts = [ct if ct is None or not broadcasts(k) else _unbroadcast(ct, args[k]) for k, ct in enumerate(cts)]
+        return cts
+
+
+def _unbroadcast(ct: Expr, arg: Expr) -> Expr:
+    """`unbroadcast(ct, arg)`; for ct = -e, `-unbroadcast(e, arg)`: the negation touches the summed part
+    (a float for `x - a` with a scalar a), not an array of the result's size."""
+    if isinstance(ct, UnaryOp) and ct.op == "-":
+        return -call(unbroadcast, ct.operand, arg)
+    return call(unbroadcast, ct, arg)
+
+
+def keyword_call(
+    fn: object, params: tuple[str, ...], defaults: tuple[object, ...], positional: int | None = None
+) -> Callable[..., Expr]:
+    """`emit` for a function called with its first `positional` arguments (the required ones) by
+    position and the others by keyword, where they differ from their defaults (`np.sum(x, axis=0)`)."""
+    required = len(params) - len(defaults)
+    positional = required if positional is None else positional
+
+    def emit(*args: Expr) -> Expr:
+        x = call(fn, *args[:positional])
+        for name, default, a in zip(params[positional:], defaults[positional - required :], args[positional:]):
+            if not (isinstance(a, Lit) and is_default(a.value, default)):
+                x.keywords[name] = a
+        return x
+
+    return emit
+
+
+def is_default(value: object, default: object) -> bool:
+    """Whether a constant argument is the parameter's default (`ord=None`, `keepdims=np._NoValue`)."""
+    return value is default or type(value) is type(default) and value == default
+
+
+# ---------------------------------------------------------------- registrars
+
+
+def function(
+    fn: Callable,
+    vjp: Vjp | None,
+    nargs: tuple[int, int | None] = (1, 1),
+    kind: KindRule = FLOAT_RESULT,
+    name: str | None = None,
+    **more,
+) -> Primitive:
+    """A primitive written as a positional call of `fn`, e.g. `math.sin(x)`."""
+    if name is None:
+        name = f"{getattr(fn, '__module__', '') or ''}.{fn.__name__}".lstrip(".")
+    return Primitive(name, lambda *a: call(fn, *a), vjp, nargs, kind, fn=fn, **more)
+
+
+def numpy_function(
+    fn: Callable,
+    vjp: Vjp | None,
+    params: tuple[str, ...],
+    defaults: tuple[object, ...] = (),
+    kind: KindRule = GENERAL_ARRAY,
+    positional: int | None = None,
+    **more,
+) -> Primitive:
+    """A NumPy function taking `params` (its required ones by position, the others by keyword)."""
+    module = getattr(fn, "__module__", "") or ""
+    name = ("np.linalg." if module.endswith("linalg") else "np.") + fn.__name__
+    emit = keyword_call(fn, params, defaults, positional)
+    nargs = (len(params) - len(defaults), len(params))
+    return Primitive(name, emit, vjp, nargs, kind, params=params, defaults=defaults, fn=fn, **more)
+
+
+def ufunc(fn: np.ufunc, vjp: Vjp, nargs: int = 1) -> Primitive:
+    """A NumPy ufunc of one or two arguments (or an elementwise NumPy function written in Python, such as
+    `np.sinc`, with a float result): broadcasting. A ufunc's result keeps the kind of its arguments where
+    NumPy has an integer loop for it (`np.add`), else it is a float (`np.exp`)."""
+    if not isinstance(fn, np.ufunc):
+        params = tuple(inspect.signature(fn).parameters)[:nargs]
+        return numpy_function(fn, vjp, params, kind=elementwise("np." + fn.__name__, "f"), elementwise=True)
+    params = ("x",) if nargs == 1 else ("x1", "x2")
+    integers = any(set(t.replace("->", "")) <= set(np.typecodes["AllInteger"]) for t in fn.types)
+    kind = elementwise("np." + fn.__name__, None if integers else "f")
+    return numpy_function(fn, vjp, params, kind=kind, elementwise=True, ufunc=fn)
+
+
+def sign_times(d: Expr, x: Expr) -> Expr:
+    """d * sign(x), with sign(0) = 0 (the subgradient chadpy picks for |x| at 0)."""
+    return IfExp(x.compare(">", 0), d, IfExp(x.compare("<", 0), -d, Lit(0.0)))
+
+
+def pow_base(d: Expr, a: Expr, b: Expr, general: Callable[..., Expr]) -> Expr:
+    """Cotangent of a in a ** b: inline for a literal exponent (`x ** 2` gives `d * 2 * x`),
+    else `general(d, a, b)` (the scalar or the array version)."""
+    if isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool):
+        k = b.value
+        return Lit(0.0) if k == 0 else d if k == 1 else d * k * a if k == 2 else d * k * a ** (k - 1)
+    return general(d, a, b)
+
+
+class Spelling:
+    """How a pointwise formula spells what it calls, so that it is written once for every flavour of its
+    function: `m.cos(x)` is `math.cos(x)` in the rule of `math.sin` and `np.cos(x)` in that of `np.sin`.
+    The few pieces that differ by more than their module are named (`times_sign`, `pow_base`, ...;
+    `safe_divisor(x)`: x with its zeros made ones, for a quotient whose numerator is 0 where x is)."""
+
+    def __init__(self, module: object, **own: Callable[..., Expr]):
+        self.module = module
+        self.__dict__.update(own)
+
+    def __getattr__(self, name: str) -> Callable[..., Expr]:
+        return _calls(getattr(self.module, name))
+
+
+def _calls(fn: object) -> Callable[..., Expr]:
+    return lambda *args: call(fn, *args)
+
+
+MATH = Spelling(
+    math,
+    times_sign=sign_times,
+    safe_divisor=lambda x: IfExp(x.compare("==", 0), Lit(1.0), x),
+    pow_base=_calls(runtime.pow_base_ct),
+    pow_exponent=_calls(runtime.pow_exponent_ct),
+)
+NP = Spelling(
+    np,
+    times_sign=lambda d, x: d * call(np.sign, x),
+    safe_divisor=_calls(array_rules.safe_divisor),
+    pow_base=_calls(runtime.power_base_ct),
+    pow_exponent=_calls(runtime.power_exponent_ct),
+)
+
+
+def pointwise(fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple[Reals, ...] = REALS) -> Callable:
+    """Register one formula for every flavour of a pointwise function (`fns`, one or a tuple): `math.f`
+    on numbers, `np.f` on arrays (broadcasting). `vjp(m, d, y, *xs)` spells what it calls through `m`
+    (`MATH` or `NP`); its parameters give the arity (a NumPy flavour takes the required ones). The rule
+    test samples the arguments in `domain` (one `Reals` for all, or one per argument). Returns `vjp`,
+    for the operators and builtins that share it."""
+    params = list(inspect.signature(vjp).parameters.values())[3:]
+    least = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
+    most = None if any(p.kind is p.VAR_POSITIONAL for p in params) else len(params)
+    for fn in fns if isinstance(fns, tuple) else (fns,):
+        if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "") == "numpy":
+            p = ufunc(fn, functools.partial(vjp, NP), least)
+            p.samples = sampled(domain, least)
+        else:
+            p = function(fn, functools.partial(vjp, MATH), (least, most))
+            p.samples = sampled(domain, *sorted({least, most or least + 2}))
+        PRIMITIVES[fn] = p
+    return vjp
+
+
+def sampled(domain: Reals | tuple[Reals, ...], *arities: int) -> tuple[tuple[Reals, ...], ...]:
+    """`samples` for calls of these arities: `domain` for every argument, or one per argument (the
+    last one for the rest)."""
+    domains = domain if isinstance(domain, tuple) else (domain,)
+    return tuple(tuple(domains[min(k, len(domains) - 1)] for k in range(n)) for n in arities)
+
+
+def resolve(op: Primitive, types: list[VType]) -> Primitive:
+    """The version of `op` for these argument types (a list `+` concatenates)."""
+    if op.in_place is not None and isinstance(types[0], (Lst, Dct, Arr)):
+        return op.in_place
+    if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types):
+        return op.for_sequences
+    if op.for_arrays is not None and any(isinstance(t, Arr) for t in types):
+        return op.for_arrays
+    return op
+
+
+# The registries, filled by the files in `rules/`: functions by the Python object a call
+# resolves to, operators by their Python spelling (unary ones: "neg", "pos", "not"),
+# methods and attributes of array values by name (as the NumPy functions they are).
+PRIMITIVES: dict[object, Primitive] = {}
+OPERATORS: dict[str, Primitive] = {}
+METHODS: dict[str, object] = {}
+ATTRIBUTES: dict[str, object] = {}
+
+
+def lookup(fn: object) -> Primitive | None:
+    """The primitive a called object is, if any (unhashable objects are none)."""
+    try:
+        return PRIMITIVES.get(fn)
+    except TypeError:
+        return None
+
+
+def defvjp(fn: Callable, vjp: Callable, nargs: tuple[int, int | None] = (1, None)) -> Callable:
+    """Teach chadpy the derivative of `fn`.
+
+    `vjp(d, y, *args)` is called at run time with the output cotangent `d`, the
+    primal result `y` and the arguments, and returns one cotangent per argument.
+    Its result may be a number or an array of any shape. Returns `fn`, so it can
+    be used as a decorator factory's result.
+    """
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    PRIMITIVES[fn] = Primitive(
+        name, lambda *a: call(fn, *a), None, nargs, GENERAL_ARRAY, runtime_vjp=vjp, fn=fn, elementwise=False
+    )
+    return fn

@@ -1,0 +1,353 @@
+"""The run-time halves of the linear algebra and product rules (`rules/linalg.py`).
+
+Matrices may be stacked (`(..., n, n)`), as NumPy's `linalg` functions take them. A
+function with a tuple result (`slogdet`, `eigh`, `svd`, `qr`) gets its cotangent as
+`Zero` or a dict of the parts that are not zero (`parts` reads it).
+
+Where a derivative does not exist the rule says what it returns:
+
+- `eigh` and `svd` at repeated eigenvalues / singular values (equal up to a relative
+  `_TIE` of the largest): the coupling term of a tied pair is taken as 0. That is the
+  gradient of every function of the result that does not depend on the choice of basis
+  inside the tied subspace (the eigenvalues, `V @ diag(g(w)) @ V.T`, `U @ diag(s) @ Vt`);
+  eigenvectors themselves are not differentiable there.
+- `cholesky` and `eigh` read only the lower triangle of their argument, as NumPy does:
+  the cotangent is that of the function NumPy computes (zero above the diagonal).
+- `det` is differentiated through the SVD (the adjugate), so a singular matrix has its
+  exact gradient; `slogdet` and `inv` raise NumPy's error at a singular matrix.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+import numpy as np
+
+from ..errors import ChadError
+from .arrays import ndarray_of, python_scalar, unbroadcast
+from .core import Zero
+from .numpy import _t, linear
+from .reductions import _others_product
+
+_TIE = 1e-10  # eigenvalues / singular values closer than this (relative to the largest) are ties
+
+
+def parts(d: Any, n: int) -> list[np.ndarray | None]:
+    """The cotangent of a tuple result of n parts, each an ndarray or None (zero)."""
+    if d is Zero or d is None:
+        return [None] * n
+    return [None if d.get(k, Zero) is Zero else ndarray_of(d[k]) for k in range(n)]
+
+
+def _finish(g: np.ndarray, x: Any) -> Any:
+    """g as the cotangent of x, summed over batch axes x was broadcast along."""
+    g = unbroadcast(g, x)
+    return g if isinstance(x, np.ndarray) else python_scalar(g)
+
+
+def _mT(a: np.ndarray) -> np.ndarray:
+    return _t(np.asarray(a))
+
+
+def _lower_read(gs: np.ndarray) -> np.ndarray:
+    """The cotangent of a matrix of which only the lower triangle is read (it stands for the
+    symmetric matrix `tril(A) + tril(A, -1).T`), given `gs`, the symmetric one."""
+    gs = 0.5 * (gs + _mT(gs))
+    return np.tril(2.0 * gs) - gs * np.eye(gs.shape[-1])
+
+
+def _coupling(w: np.ndarray) -> np.ndarray:
+    """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it and at ties."""
+    gap = w[..., None, :] - w[..., :, None]
+    scale = np.max(np.abs(w), axis=-1, keepdims=True)[..., None]
+    tied = np.abs(gap) <= _TIE * np.maximum(scale, 1e-300)
+    return np.where(tied, 0.0, 1.0 / np.where(tied, 1.0, gap))
+
+
+# ====================================================================== square matrices
+
+
+@linear
+def solve_ct_a(d: Any, x: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `x = np.linalg.solve(a, b)`: -solve(a.T, d) x.T."""
+    g = _solve_ct(d, a, b)
+    x = np.asarray(x)
+    if np.ndim(b) == 1:
+        return _finish(-g[..., :, None] * x[..., None, :], a)
+    return _finish(-(g @ _mT(x)), a)
+
+
+@linear
+def solve_ct_b(d: Any, x: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `x = np.linalg.solve(a, b)`: solve(a.T, d)."""
+    return _finish(_solve_ct(d, a, b), b)
+
+
+def _solve_ct(d: Any, a: Any, b: Any) -> np.ndarray:
+    d = ndarray_of(d)
+    if np.ndim(b) == 1:  # a vector right-hand side (NumPy 2: only a 1-D b is one)
+        return np.linalg.solve(_mT(a), d[..., None])[..., 0]
+    return np.linalg.solve(_mT(a), d)
+
+
+@linear
+def inv_ct(d: Any, y: Any) -> Any:
+    """Cotangent of `a` in `y = np.linalg.inv(a)`: -y.T d y.T."""
+    yt = _mT(y)
+    return -(yt @ ndarray_of(d) @ yt)
+
+
+@linear
+def det_ct(d: Any, a: Any) -> Any:
+    """Cotangent of `a` in `np.linalg.det(a)`: d times the cofactor matrix, through the SVD
+    a = U S Vt: cof(a) = det(U) det(Vt) U diag(prod of the other s) Vt (exact when a is singular)."""
+    u, s, vt = np.linalg.svd(np.asarray(a, dtype=float))
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    cof = (u * _others_product(s, (s.ndim - 1,))[..., None, :]) @ vt
+    return np.asarray(ndarray_of(d) * sign)[..., None, None] * cof
+
+
+@linear
+def slogdet_ct(d: Any, a: Any) -> Any:
+    """Cotangent of `a` in `sign, logabsdet = np.linalg.slogdet(a)` (the sign is discrete): inv(a).T."""
+    g = parts(d, 2)[1]
+    if g is None:
+        return Zero
+    return g[..., None, None] * _mT(np.linalg.inv(a))
+
+
+@linear
+def matrix_power_ct(d: Any, a: Any, n: int) -> Any:
+    """Cotangent of `a` in `np.linalg.matrix_power(a, n)`: sum over k of (a.T)^k d (a.T)^(n-1-k)."""
+    a, d = np.asarray(a, dtype=float), ndarray_of(d)
+    if n < 0:
+        b = np.linalg.inv(a)
+        return inv_ct(matrix_power_ct(d, b, -n), b)
+    powers = [np.broadcast_to(np.eye(a.shape[-1]), a.shape)]
+    for _ in range(n - 1):
+        powers.append(powers[-1] @ _mT(a))
+    return sum((powers[k] @ d @ powers[n - 1 - k] for k in range(n)), np.zeros_like(a))
+
+
+@linear
+def cholesky_ct(d: Any, chol: Any) -> Any:
+    """Cotangent of `a` in `L = np.linalg.cholesky(a)`: with P = L.T d (its lower triangle, the diagonal
+    halved), the symmetric L^-T P L^-1, read as NumPy reads `a` (the lower triangle)."""
+    lt, d = _mT(chol), ndarray_of(d)
+    p = np.tril(lt @ d)
+    p = p - 0.5 * p * np.eye(lt.shape[-1])
+    x = np.linalg.solve(lt, p)  # L^-T P
+    return _lower_read(_mT(np.linalg.solve(lt, _mT(x))))  # (L^-T (L^-T P).T).T = L^-T P L^-1
+
+
+@linear
+def eigh_ct(d: Any, y: Any) -> Any:
+    """Cotangent of `a` in `w, v = np.linalg.eigh(a)`: v (diag(dw) + F * (v.T dv)) v.T, symmetrised and read
+    as NumPy reads `a` (the lower triangle); F couples distinct eigenvalues (0 at ties)."""
+    w, v = np.asarray(y[0]), np.asarray(y[1])
+    dw, dv = parts(d, 2)
+    inner = np.zeros(v.shape)
+    if dw is not None:
+        inner = inner + dw[..., None] * np.eye(w.shape[-1])
+    if dv is not None:
+        inner = inner + _coupling(w) * (_mT(v) @ dv)
+    return _lower_read(v @ inner @ _mT(v))
+
+
+@linear
+def svd_ct(d: Any, y: Any, a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    """Cotangent of `a` in `np.linalg.svd(a, full_matrices, compute_uv)` (Townsend 2016). With
+    `full_matrices` and a non-square `a`, the extra columns of U or rows of Vt are not unique: their
+    cotangent must be zero. Ties of singular values couple with 0 (see the module's docstring)."""
+    if not compute_uv:
+        u, s, vt = np.linalg.svd(a, full_matrices=False)
+        return (u * ndarray_of(d)[..., None, :]) @ vt
+    u, s, vt = (np.asarray(p) for p in y)
+    du, ds, dvt = parts(d, 3)
+    m, n = np.shape(a)[-2:]
+    k = min(m, n)
+    if full_matrices and m != n:
+        extra = [
+            du[..., k:] if du is not None and m > k else None,
+            dvt[..., k:, :] if dvt is not None and n > k else None,
+        ]
+        if any(e is not None and np.any(e) for e in extra):
+            raise ChadError(
+                "`np.linalg.svd` with `full_matrices=True`: the extra columns of U (rows of Vt) of a non-square "
+                "matrix are not unique and have no derivative; pass `full_matrices=False`"
+            )
+        u, vt = u[..., :k], vt[..., :k, :]
+        du = None if du is None else du[..., :k]
+        dvt = None if dvt is None else dvt[..., :k, :]
+    v = _mT(vt)
+    dv = None if dvt is None else _mT(dvt)
+    core = np.zeros(s.shape + (k,))
+    if ds is not None:
+        core = core + ds[..., None] * np.eye(k)
+    f = _coupling(s * s)
+    if du is not None:
+        j = _mT(u) @ du
+        core = core + (f * (j - _mT(j))) * s[..., None, :]
+    if dv is not None:
+        j = _mT(v) @ dv
+        core = core + s[..., :, None] * (f * (j - _mT(j)))
+    g = u @ core @ vt
+    if du is not None and m > k:
+        g = g + ((du - u @ (_mT(u) @ du)) / s[..., None, :]) @ vt
+    if dv is not None and n > k:
+        g = g + u @ (_mT(dv - v @ (_mT(v) @ dv)) / s[..., :, None])
+    return g
+
+
+@linear
+def qr_ct(d: Any, y: Any) -> Any:
+    """Cotangent of `a` in `q, r = np.linalg.qr(a)` (mode 'reduced', m >= n): with
+    M = r dr.T - dq.T q, (dq + q copyltu(M)) r^-T."""
+    q, r = np.asarray(y[0]), np.asarray(y[1])
+    if r.shape[-1] > q.shape[-2]:
+        raise ChadError("the derivative of `np.linalg.qr` is supported for matrices with at least as many rows")
+    dq, dr = parts(d, 2)
+    dq = np.zeros(q.shape) if dq is None else dq
+    dr = np.zeros(r.shape) if dr is None else dr
+    m = r @ _mT(dr) - _mT(dq) @ q
+    low = np.tril(m, -1)
+    b = dq + q @ (low + _mT(low) + m * np.eye(m.shape[-1]))
+    return _mT(np.linalg.solve(r, _mT(b)))
+
+
+@linear
+def pinv_ct(d: Any, p: Any, a: Any) -> Any:
+    """Cotangent of `a` in `p = np.linalg.pinv(a)` (Golub and Pereyra; right where the rank is locally
+    constant): -p.T d p.T + (I - a p) d.T p p.T + p.T p d.T (I - p a)."""
+    a, p, d = np.asarray(a), np.asarray(p), ndarray_of(d)
+    pt, dt = _mT(p), _mT(d)
+    out_left = np.eye(a.shape[-2]) - a @ p
+    out_right = np.eye(a.shape[-1]) - p @ a
+    return -(pt @ d @ pt) + out_left @ dt @ p @ pt + pt @ p @ dt @ out_right
+
+
+# ====================================================================== products
+
+
+def _pad(x: Any, nd: int) -> np.ndarray:
+    x = np.asarray(x)
+    return x.reshape((1,) * (nd - x.ndim) + x.shape)
+
+
+@linear
+def kron_ct(d: Any, a: Any, b: Any, which: int) -> Any:
+    """Cotangent of `a` (which=0) or `b` (which=1) in `np.kron(a, b)`: the result at
+    (i0*nb0 + j0, i1*nb1 + j1, ...) is a[i] * b[j]."""
+    nd = max(np.ndim(a), np.ndim(b))
+    ap, bp = _pad(a, nd), _pad(b, nd)
+    pairs = [s for pair in zip(ap.shape, bp.shape) for s in pair]
+    d4 = ndarray_of(d).reshape(pairs)
+    a_axes, b_axes = list(range(0, 2 * nd, 2)), list(range(1, 2 * nd, 2))
+    d4 = np.transpose(d4, a_axes + b_axes)  # a's axes, then b's
+    if which == 0:
+        g = np.tensordot(d4, bp, axes=(list(range(nd, 2 * nd)), list(range(nd))))
+    else:
+        g = np.tensordot(ap, d4, axes=(list(range(nd)), list(range(nd))))
+    return _finish(g.reshape(np.shape((a, b)[which])), (a, b)[which])
+
+
+def _tensordot_axes(axes: Any, na: int, nb: int) -> tuple[list[int], list[int]]:
+    if isinstance(axes, int):
+        return list(range(na - axes, na)), list(range(axes))
+    xa, xb = axes
+    xa = [xa] if isinstance(xa, int) else list(xa)
+    xb = [xb] if isinstance(xb, int) else list(xb)
+    return [k % na for k in xa], [k % nb for k in xb]
+
+
+@linear
+def tensordot_ct(d: Any, a: Any, b: Any, axes: Any, which: int) -> Any:
+    """Cotangent of `a` (which=0) or `b` (which=1) in `np.tensordot(a, b, axes)`: d contracted with the
+    other operand over its free axes, the result's axes put back in the operand's order."""
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    xa, xb = _tensordot_axes(axes, a.ndim, b.ndim)
+    free_a = [k for k in range(a.ndim) if k not in xa]
+    free_b = [k for k in range(b.ndim) if k not in xb]
+    if which == 0:  # d's trailing axes against b's free ones: left with free_a, then b's contracted axes in order
+        g = np.tensordot(d, b, axes=(list(range(len(free_a), d.ndim)), free_b))
+        return _finish(np.transpose(g, np.argsort(free_a + [xa[xb.index(j)] for j in sorted(xb)])), a)
+    g = np.tensordot(a, d, axes=(free_a, list(range(len(free_a)))))  # a's contracted axes in order, then free_b
+    return _finish(np.transpose(g, np.argsort([xb[xa.index(i)] for i in sorted(xa)] + free_b)), b)
+
+
+@linear
+def inner_ct(d: Any, a: Any, b: Any, which: int) -> Any:
+    """Cotangent of an operand of `np.inner(a, b)` (a product when either is a scalar, else the
+    tensordot over the last axes)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return _finish(ndarray_of(d) * np.asarray((b, a)[which]), (a, b)[which])
+    return tensordot_ct(d, a, b, ([-1], [-1]), which)
+
+
+@linear
+def vdot_ct(d: Any, a: Any, b: Any, which: int) -> Any:
+    """Cotangent of an operand of `np.vdot(a, b)` (real: the sum of the products of the raveled operands)."""
+    x = (a, b)[which]
+    return _finish((ndarray_of(d) * np.ravel((b, a)[which])).reshape(np.shape(x)), x)
+
+
+@linear
+def cross_ct(d: Any, a: Any, b: Any, which: int) -> Any:
+    """Cotangent of an operand of `np.cross(a, b)` (3-vectors along the last axis, broadcasting):
+    b x d for a, d x a for b."""
+    if np.shape(a)[-1:] != (3,) or np.shape(b)[-1:] != (3,):
+        raise ChadError("the derivative of `np.cross` is supported for 3-vectors (along the last axis)")
+    d = ndarray_of(d)
+    g = np.cross(b, d) if which == 0 else np.cross(d, a)
+    return _finish(g, (a, b)[which])
+
+
+# ====================================================================== einsum
+
+
+def einsum_parse(subscripts: str, shapes: list[tuple[int, ...]]) -> tuple[list[str], str]:
+    """The operands' subscripts and the output's, with `...` spelled as letters (right-aligned, as
+    broadcasting aligns them) and an implicit output made explicit (NumPy's: the letters seen once,
+    sorted, after the ellipsis' ones)."""
+    spec = subscripts.replace(" ", "")
+    ins, arrow, out = spec.partition("->")
+    inputs = ins.split(",")
+    if len(inputs) != len(shapes):
+        raise ChadError(f"`np.einsum('{subscripts}', ...)` with {len(shapes)} operands")
+    free = [c for c in string.ascii_letters if c not in spec]
+    width = max((len(s) - len(i.replace("...", "")) for i, s in zip(inputs, shapes) if "..." in i), default=0)
+    dots = "".join(free[:width])
+    inputs = [i.replace("...", dots[width - (len(s) - len(i.replace("...", ""))) :]) for i, s in zip(inputs, shapes)]
+    if arrow:
+        return inputs, out.replace("...", dots)
+    counts = "".join(inputs)
+    return inputs, dots + "".join(sorted(c for c in set(counts) if counts.count(c) == 1 and c not in dots))
+
+
+@linear
+def einsum_ct(d: Any, subscripts: str, which: int, *operands: Any) -> Any:
+    """Cotangent of operand `which` in `np.einsum(subscripts, *operands)`: the einsum of the other operands
+    and d, with the output's subscripts in place of the operand's. Letters the operand alone has (summed
+    there) are broadcast; a repeated letter (a diagonal) is written into the diagonal; axes the operand
+    broadcast (length 1 against longer ones) are summed."""
+    ops = [np.asarray(o) for o in operands]
+    inputs, out = einsum_parse(subscripts, [o.shape for o in ops])
+    mine = inputs[which]
+    elsewhere = set(out).union(*(set(s) for k, s in enumerate(inputs) if k != which))
+    unique = "".join(dict.fromkeys(mine))
+    kept = "".join(c for c in unique if c in elsewhere)
+    others = [s for k, s in enumerate(inputs) if k != which]
+    rest = [o for k, o in enumerate(ops) if k != which]
+    g = np.einsum(",".join([out, *others]) + "->" + kept, ndarray_of(d), *rest, optimize=len(rest) > 1)
+    sizes = dict(zip(mine, ops[which].shape))
+    # put back the letters only this operand has (as length-1 axes), in the order of `unique`
+    g = np.expand_dims(g, [k for k, c in enumerate(unique) if c not in kept]) if len(kept) < len(unique) else g
+    target = tuple(sizes[c] for c in unique)
+    wide = [k for k, (n, m) in enumerate(zip(target, g.shape)) if n == 1 and m != 1]
+    if wide:
+        g = np.sum(g, axis=tuple(wide), keepdims=True)
+    full = np.zeros(ops[which].shape, np.result_type(ops[which].dtype, g.dtype, np.float64))
+    view = np.einsum(f"{mine}->{unique}", full) if len(unique) < len(mine) else full
+    view += g
+    return _finish(full, operands[which])

@@ -1,0 +1,264 @@
+"""The run-time halves of the array rules: the transposed derivatives of NumPy's functions.
+
+Each `*_ct` function accepts `Zero` for the incoming cotangent `d` (and returns `Zero`:
+`@linear` does that once for all of them, so a rule's body is its formula), a dense
+array, a float, or a `Scatter` (densified first). Results may be read-only broadcast
+views: a dense cotangent is never mutated (`arrays.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .arrays import Axis, IntTuple, Outers, float_dtype, ndarray_of, python_scalar, unbroadcast
+from .core import Zero, add, tuple_part
+
+
+def _axes(axis: Axis, ndim: int) -> IntTuple:
+    """Normalised, sorted, non-negative reduction axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, tuple):
+        return tuple(sorted(a % ndim for a in axis))
+    return (axis % ndim,)
+
+
+def _expand(d: Any, ndim: int, axis: Axis, keepdims: bool) -> np.ndarray:
+    """A reduction's result (or its cotangent) with the reduced axes put back as length-1 axes,
+    so that it broadcasts against the operand."""
+    d = np.asarray(d)
+    if keepdims or axis is None:  # all axes reduced: a 0-d result broadcasts as it is
+        return d
+    axes = _axes(axis, ndim)
+    return np.expand_dims(d, axes) if axes else d
+
+
+def _t(a: np.ndarray) -> np.ndarray:
+    """Swap the last two axes (matrix transpose of a stack of matrices)."""
+    return np.swapaxes(a, -1, -2)
+
+
+def _finish(g: Any, x: Any) -> Any:
+    """`g` as the cotangent of `x`: an ndarray of x's float dtype for an ndarray primal (a float64 `g`, made
+    from a Python float cotangent, is cast back for a float32 x), a Python scalar otherwise."""
+    if not isinstance(x, np.ndarray):
+        return python_scalar(g)
+    dtype = float_dtype(x.dtype)
+    return g if g.dtype == dtype or dtype.kind != "f" else g.astype(dtype)
+
+
+def linear(rule: Callable[..., Any]) -> Callable[..., Any]:
+    """A transposed derivative, linear in the incoming cotangent `d` (its first argument): no
+    cotangent (`Zero`, or None) gives `Zero` without running the formula."""
+
+    @functools.wraps(rule)
+    def guarded(d: Any, *args: Any, **kwargs: Any) -> Any:
+        if d is Zero or d is None:
+            return Zero
+        return rule(d, *args, **kwargs)
+
+    return guarded
+
+
+# ====================================================================== linear algebra
+
+
+def _matmul_parts(d: Any, a: Any, b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """a and b promoted to stacks of matrices as np.matmul does (1-D a -> a row, 1-D b -> a column),
+    and d with the axes matmul dropped put back."""
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    if b.ndim == 1:
+        b, d = b[:, None], d[..., None]
+    if a.ndim == 1:
+        a, d = a[None, :], d[..., None, :]
+    return d, a, b
+
+
+@linear
+def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `a @ b` (1-D, 2-D, and batched with broadcast batch axes summed back)."""
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2:
+        if b.ndim == 2:
+            return d @ b.T  # a matrix times a matrix
+        # a matrix times a vector: the term of a sum summed later by one product (b is copied: a later
+        # in-place write to it must not change this term)
+        return Outers(d, b.copy())
+    d2, a2, b2 = _matmul_parts(d, a, b)
+    return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
+
+
+def add_matmul_ct_a(ct: Any, d: Any, a: Any, b: Any) -> Any:
+    """ct + matmul_ct_a(d, a, b), appending the term to ct when both are sums of outer products
+    (a matrix times a vector, step after step of a loop)."""
+    if type(ct) is Outers and type(d) is np.ndarray and type(b) is np.ndarray and b.ndim == 1 == d.ndim:
+        return ct.append(d, b.copy())
+    return add(ct, matmul_ct_a(d, a, b))
+
+
+@linear
+def matmul_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `a @ b`."""
+    if type(d) is np.ndarray and type(a) is np.ndarray and type(b) is np.ndarray:
+        if a.ndim == 2 and b.ndim <= 2:
+            return d @ a if b.ndim == 1 else a.T @ d  # a matrix times a vector or a matrix: the usual case
+        if a.ndim == 1 == d.ndim:
+            return Outers(a.copy(), d)  # a row vector times a matrix (`h @ W`): as in matmul_ct_a
+    d2, a2, b2 = _matmul_parts(d, a, b)
+    return unbroadcast(_t(a2) @ d2, b2).reshape(np.shape(b))
+
+
+@linear
+def dot_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.dot(a, b)`: a scalar operand means multiplication, otherwise
+    dot(a, b)[A..., B..., n] = sum_k a[A..., k] * b[B..., k, n] (any ndim)."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(ndarray_of(d) * np.asarray(b), a)
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    if b.ndim == 1:
+        return np.multiply.outer(d, b)
+    # contract d's B... and n axes with b's B... and n axes (all of b's but the k axis)
+    d_axes = list(range(a.ndim - 1, d.ndim))
+    b_axes = list(range(b.ndim - 2)) + [b.ndim - 1]
+    return np.tensordot(d, b, axes=(d_axes, b_axes))
+
+
+@linear
+def dot_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.dot(a, b)`."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return unbroadcast(ndarray_of(d) * np.asarray(a), b)
+    a, b, d = np.asarray(a), np.asarray(b), ndarray_of(d)
+    lead = list(range(a.ndim - 1))
+    g = np.tensordot(a, d, axes=(lead, lead))  # shape (k, B..., n) or (k,) for 1-D b
+    return np.moveaxis(g, 0, b.ndim - 2) if b.ndim > 1 else g
+
+
+@linear
+def outer_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.outer(a, b)` (which ravels both operands)."""
+    return _finish((ndarray_of(d) @ np.ravel(b)).reshape(np.shape(a)), a)
+
+
+@linear
+def outer_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.outer(a, b)`."""
+    return _finish((np.ravel(a) @ ndarray_of(d)).reshape(np.shape(b)), b)
+
+
+# ====================================================================== elementwise selections
+
+
+def _select_ct(d: Any, x: Any, weight: Any) -> Any:
+    d = ndarray_of(d)
+    return unbroadcast(d * np.asarray(weight, float_dtype(d.dtype)), x)  # float32 stays float32
+
+
+def _winner(x: Any, other: Any, beats: Any, nan_loses: bool = False) -> np.ndarray:
+    """1 where x beats other, 1/2 on ties (the cotangent is split between the operands), else 0.
+    With `nan_loses` (`np.fmax`, `np.fmin`), a number beats a NaN."""
+    wins = beats(x, other)
+    if nan_loses:
+        wins = wins | np.isnan(other) & ~np.isnan(x)
+    return np.where(wins, 1.0, np.where(np.equal(x, other), 0.5, 0.0))
+
+
+@linear
+def maximum_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.maximum(a, b)`: d where a wins, half of it on ties."""
+    return _select_ct(d, a, _winner(a, b, np.greater))
+
+
+@linear
+def maximum_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.maximum(a, b)`."""
+    return _select_ct(d, b, _winner(b, a, np.greater))
+
+
+@linear
+def minimum_ct_a(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.minimum(a, b)`."""
+    return _select_ct(d, a, _winner(a, b, np.less))
+
+
+@linear
+def minimum_ct_b(d: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.minimum(a, b)`."""
+    return _select_ct(d, b, _winner(b, a, np.less))
+
+
+@linear
+def fmax_ct(d: Any, x: Any, other: Any) -> Any:
+    """Cotangent of `x` in `np.fmax(x, other)` (or `np.fmax(other, x)`): as `np.maximum`'s, but a NaN
+    loses (its cotangent goes to the number fmax returns)."""
+    return _select_ct(d, x, _winner(x, other, np.greater, nan_loses=True))
+
+
+@linear
+def fmin_ct(d: Any, x: Any, other: Any) -> Any:
+    """Cotangent of `x` in `np.fmin(x, other)` (or `np.fmin(other, x)`)."""
+    return _select_ct(d, x, _winner(x, other, np.less, nan_loses=True))
+
+
+def safe_divisor(x: Any) -> Any:
+    """x with its zeros made ones: the divisor of a formula whose numerator is 0 where x is (`np.sinc`,
+    `np.hypot`), so the quotient is 0 there without a division by zero. A scalar stays a scalar."""
+    return np.where(np.equal(x, 0), 1.0, x)[()]
+
+
+@linear
+def clip_ct(d: Any, x: Any, lo: Any, hi: Any) -> Any:
+    """Cotangent of `x` in `np.clip(x, lo, hi)`: d where lo <= x <= hi, else 0 (lo/hi may be None)."""
+    inside: Any = True
+    if lo is not None:
+        inside = np.greater_equal(x, lo)
+    if hi is not None:
+        inside = inside & np.less_equal(x, hi)
+    return _select_ct(d, x, inside)
+
+
+@linear
+def where_ct_a(d: Any, cond: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `a` in `np.where(cond, a, b)`."""
+    return unbroadcast(np.where(cond, ndarray_of(d), 0.0), a)
+
+
+@linear
+def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
+    """Cotangent of `b` in `np.where(cond, a, b)`."""
+    return unbroadcast(np.where(cond, 0.0, ndarray_of(d)), b)
+
+
+# ====================================================================== tuple results of elementwise functions
+
+
+@linear
+def frexp_ct(d: Any, y: Any) -> Any:
+    """Cotangent of x in `m, e = frexp(x)` (x = m * 2**e; the exponent e is discrete): dm * 2**-e."""
+    dm, e = tuple_part(d, 0, Zero), y[1]
+    if dm is Zero:
+        return Zero
+    return np.ldexp(ndarray_of(dm), -e) if isinstance(e, np.ndarray) else math.ldexp(dm, -int(e))
+
+
+@linear
+def modf_ct(d: Any) -> Any:
+    """Cotangent of x in `frac, whole = modf(x)` (the whole part is discrete): d frac."""
+    return tuple_part(d, 0, Zero)
+
+
+@linear
+def divmod_ct_a(d: Any, a: Any) -> Any:
+    """Cotangent of a in `q, r = divmod(a, b)` (the quotient is discrete; r = a - b q): dr."""
+    return unbroadcast(tuple_part(d, 1, Zero), a)
+
+
+@linear
+def divmod_ct_b(d: Any, y: Any, b: Any) -> Any:
+    """Cotangent of b in `q, r = divmod(a, b)`: -q dr."""
+    dr = tuple_part(d, 1, Zero)
+    return Zero if dr is Zero else unbroadcast(-(ndarray_of(dr) * y[0]), b)
