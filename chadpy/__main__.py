@@ -1,8 +1,11 @@
 """The chadpy command line.
 
     python -m chadpy show FILE.py:FUNC [ARGS...] [--stage S] [--diff S2 [--side-by-side]] [--plain] [--no-simplify]
+                                               [--after PASS]
         Print the derivative chadpy generates for FUNC (`chadpy.source`), or how two stages' derivatives differ;
-        `--stage ir` prints the typed core IR that CHAD transforms.
+        `--stage ir` prints the typed core IR that CHAD transforms, `--after PASS` the program after that pass.
+    python -m chadpy passes
+        List the passes, in the order they run, each with what it does.
     python -m chadpy cost FILE.py:FUNC ARGS... [--stage S|all] [--no-simplify]
         Print the cost of FUNC(*ARGS) and of its derivative (`chadpy.cost_report`), at one stage or at all four.
 
@@ -31,6 +34,8 @@ from typing import Any
 import numpy
 
 import chadpy
+
+from .pipeline import PASSES
 
 STAGES = list(chadpy.STAGES)
 MAX_WIDTH = 100  # of the left column of --side-by-side
@@ -96,7 +101,9 @@ def show(args: argparse.Namespace) -> str:
     fn = load_function(args.function)
 
     def text(stage: str) -> str:
-        return chadpy.source(fn, *args.args, stage=stage, annotate=not args.plain, simplify=not args.no_simplify)
+        return chadpy.source(
+            fn, *args.args, stage=stage, annotate=not args.plain, simplify=not args.no_simplify, after=args.after
+        )
 
     if args.diff is None:
         return text(args.stage)
@@ -105,6 +112,11 @@ def show(args: argparse.Namespace) -> str:
         return side_by_side(old, new, args.stage, args.diff)
     diff = difflib.unified_diff(old.splitlines(), new.splitlines(), args.stage, args.diff, lineterm="")
     return "\n".join(diff)
+
+
+def passes(args: argparse.Namespace) -> str:
+    width = max(len(p.name) for p in PASSES)
+    return "\n".join(f"{p.name:<{width}}  {p.makes:<8}  {p.doc}" for p in PASSES)
 
 
 def cost(args: argparse.Namespace) -> str:
@@ -141,7 +153,7 @@ def bench(args: argparse.Namespace) -> str:
 def make_parser() -> argparse.ArgumentParser:
     formatter = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="python -m chadpy", description=__doc__, formatter_class=formatter)
-    commands = parser.add_subparsers(dest="command", metavar="{show,cost,bench}")
+    commands = parser.add_subparsers(dest="command", metavar="{show,passes,cost,bench}")
     target = dict(metavar="FILE.py:FUNC", help="the function FUNC defined in the Python file FILE.py")
     example = "Python expressions (literals, or using np/numpy and math, e.g. 1.5 '[1.0, 2.0]' 'np.ones(3)')"
     no_simplify = dict(action="store_true", help="do not simplify (only the efficient stage is ever simplified)")
@@ -157,6 +169,12 @@ def make_parser() -> argparse.ArgumentParser:
     show_parser.add_argument("--side-by-side", action="store_true", help="with --diff: two columns instead")
     show_parser.add_argument("--plain", action="store_true", help="without the comments naming CHAD's rules")
     show_parser.add_argument("--no-simplify", **no_simplify)
+    show_parser.add_argument(
+        "--after", metavar="PASS", choices=[p.name for p in PASSES], help="the program after this pass (see `passes`)"
+    )
+
+    passes_parser = commands.add_parser("passes", help="list the passes in the order they run")
+    passes_parser.set_defaults(run=passes, parser=passes_parser)
 
     cost_parser = commands.add_parser("cost", help="compare the cost of the function and of its derivative")
     cost_parser.set_defaults(run=cost, parser=cost_parser)

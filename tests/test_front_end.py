@@ -11,8 +11,8 @@ import pytest
 
 from chadpy.errors import UnsupportedSyntax
 from chadpy.ir import nodes as ir
-from chadpy.lower.lowerer import lower_function
 from chadpy.lower.outside import Resolver
+from chadpy.pipeline import lower_code as lower_function
 from chadpy.read import scope
 from chadpy.read.source import Watch, parse_function
 

@@ -55,7 +55,8 @@ STAGES = {
     # Fig. 7 and its extensions, below the transformation that dispatches to them
     "chad": ["", "returned_vectors", "rewinds", "context", "calls", "loops", "stages", "transform"],
     "optimise": ["", "collect", "release", "tidy", "fuse", "simplify"],
-    "backend": ["", "codegen", "lift", "build"],
+    "backend": ["", "build", "codegen", "lift"],
+    "pipeline": [""],  # every pass, in the order they run
     "api": ["", "conversions", "transforms"],
     "__init__": [""],  # the package itself: the public names
     "__main__": [""],  # the command line

@@ -18,10 +18,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..backend.build import build, generate_source, origin, typed_ir
+from ..backend.build import origin
 from ..chad.stages import stage_named
 from ..errors import ChadError, ChadTypeError, Loc, caller_loc, without_internal_frames
 from ..ir.types import REAL, Float, Tup, VType, is_active, of_value
+from ..pipeline import build, generate_source, show, typed_ir
 from ..read.source import Watch
 from ..rules.registry import lookup
 from ..runtime import cost
@@ -400,10 +401,13 @@ def source(
     stage: str = "efficient",
     simplify: bool = True,
     annotate: bool = True,
+    after: str | None = None,
     **kwargs: Any,
 ) -> str:
     """The generated derivative of `f`, as Python source; with `stage="ir"`, the typed core IR
-    that CHAD transforms (`f` and every function it calls, specialised to their types).
+    that CHAD transforms (`f` and every function it calls, specialised to their types); with
+    `after="fuse"` (any name `python -m chadpy passes` lists), the program as it stands after
+    that pass.
 
     With example arguments, for their types (all positional ones differentiated);
     otherwise for the types of the last differentiated call, or all-float parameters.
@@ -419,6 +423,8 @@ def source(
         sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
     if stage == "ir":
         return typed_ir(fn, sig)
+    if after is not None:
+        return show(fn, sig, stage_named(stage), after, annotate)
     return generate_source(fn, sig, stage_named(stage), simplify, annotate).source
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import types as pytypes
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import ChadError, ChadTypeError, Loc, UnknownFunction
@@ -48,7 +49,6 @@ from ..ir.types import (
     of_value,
 )
 from ..lower import objects
-from ..lower.lowerer import Lowerer, lower_function
 from ..lower.resolve import primitive_function
 from ..names import numbered
 from ..read.source import Watch
@@ -97,8 +97,9 @@ class Spec:
 class Program:
     """All specialisations needed to differentiate one entry point."""
 
-    def __init__(self, watch: Watch):
+    def __init__(self, watch: Watch, lower: Callable[[object, Watch], ir.Function]):
         self.watch = watch
+        self.lower = lower  # a user function's or class's code -> its IR (the front end: `pipeline.lower`)
         self.lowered: dict[object, ir.Function | ChadError] = {}
         self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
 
@@ -108,7 +109,7 @@ class Program:
             return code
         if isinstance(code, Constructor):
             if code not in self.lowered:
-                self.lowered[code] = objects.constructor_function(code, Lowerer, self.watch)
+                self.lowered[code] = self.lower(code, self.watch)
             return self.lowered[code]
         if not isinstance(code, pytypes.FunctionType) or lookup(code) is not None:
             key = (code, arity)
@@ -117,7 +118,7 @@ class Program:
             return self.lowered[key]
         if code not in self.lowered:
             try:
-                self.lowered[code] = lower_function(code, self.watch)
+                self.lowered[code] = self.lower(code, self.watch)
             except ChadError as e:  # kept: an unreadable callee is tried once, not every round
                 self.lowered[code] = e
         lowered = self.lowered[code]

@@ -27,12 +27,9 @@ import gast
 from ..errors import ChadError, UnsupportedSyntax
 from ..ir import nodes as ir
 from ..ir.records import constructible, is_record
-from ..ir.verify import verify
 from ..names import NameSupply
 from ..read import scope
-from ..read.fence import fence
-from ..read.source import ParsedFunction, Watch, parse_function
-from ..rewrite import assignments, blocks, copies, views
+from ..read.source import ParsedFunction, Watch
 from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, lookup
 from ..rules.sequences import OVER_SEQUENCE
 from ..runtime.core import check
@@ -53,20 +50,10 @@ _COMPARE_NAMES = {"lt", "le", "gt", "ge", "eq", "ne", "is", "is_not", "in", "not
 _UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not"}
 
 
-def lower_function(fn: types.FunctionType, watch: Watch) -> ir.Function:
-    """Parse, fence and lower a Python function to the core IR."""
-    parsed = parse_function(fn)
-    fence(parsed)
-    blocks.with_blocks(parsed)
-    assignments.element_assignments(parsed)
-    copies.follow_copies(parsed)
-    views.follow_views(parsed)
-    lowered = Lowerer(parsed, watch).function()
-    verify(lowered)
-    return lowered
-
-
 class Lowerer:
+    """Lowers one function (or a nested one: `nested`) statement by statement, with an environment
+    from the user's names to their SSA values; the rule modules call back through `context.Lowering`."""
+
     def __init__(
         self,
         parsed: ParsedFunction,

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from ..ir.types import VType
 from ..target.expressions import CallX, Name, is_zero
@@ -63,19 +65,103 @@ from .release import release
 from .tidy import tidy
 
 
+@dataclass
+class Optimising:
+    """One specialisation's target program as the passes rewrite it: the function, its variables'
+    types (for the passes about arrays), and the accumulator's slots once inlining made them static."""
+
+    fn: Def
+    types: dict[str, VType] | None = None
+    slots: frozenset[str] = frozenset()  # the names of the slots' cotangents
+
+    def in_backpropagators(self, rewrite: Callable[[list[Stmt]], list[Stmt]]) -> None:
+        """Rewrite the bodies of the backpropagators (never primal code)."""
+        self.fn = replace(self.fn, body=_in_defs(self.fn.body, rewrite))
+
+
+def hoist(o: Optimising) -> None:
+    """Both branches of an `if` define the same backpropagator: define it once after the `if`."""
+    o.fn = replace(o.fn, body=hoist_case_backpropagators(o.fn.body))
+
+
+def inline(o: Optimising) -> None:
+    """A backpropagator called once is replaced by its body."""
+    body = inline_backpropagators(o.fn.body)
+    o.slots = frozenset(s.ct for s in walk(body) if isinstance(s, (AccPush, AccOne, AccPop)))
+    o.fn = replace(o.fn, body=body)
+
+
+def localize(o: Optimising) -> None:
+    """With everything inlined, each slot of the accumulator becomes a local variable."""
+    o.fn = replace(o.fn, body=[localize_accumulator(s) if isinstance(s, Def) else s for s in o.fn.body])
+
+
+def zeros(o: Optimising) -> None:
+    """`dz = 0.0` followed by `dz += e` becomes `dz = e`; adding zero is dropped."""
+    o.in_backpropagators(propagate_zeros)
+
+
+def copies(o: Optimising) -> None:
+    """`dw = dr` with both never changed again: read `dr` for `dw`."""
+    o.in_backpropagators(lambda b: propagate_copies(b, o.slots))
+
+
+def dead(o: Optimising) -> None:
+    """Cotangents nobody reads are not computed."""
+    o.in_backpropagators(remove_dead_cotangents)
+
+
+def tidied(o: Optimising) -> None:
+    """No empty branches, one-hots added in place, no `unbroadcast` where the shapes cannot differ."""
+    o.fn = tidy(o.fn, o.types)
+
+
+def fused(o: Optimising) -> None:
+    """A loop that carries one float cotangent unchanged sums its reverse pass forward: no tape."""
+    o.fn = fuse(o.fn)
+
+
+def collected(o: Optimising) -> None:
+    """A loop's one-hots to a cotangent it only adds to are appended to two lists, added once after."""
+    o.fn = collect(o.fn)
+
+
+def tapes(o: Optimising) -> None:
+    """A loop records only the primal values its reverse pass still reads."""
+    o.fn = trim_tapes(o.fn)
+
+
+def released(o: Optimising) -> None:
+    """Arrays the backward pass reads only for their shape are let go in the forward pass."""
+    if o.types:
+        o.fn = release(o.fn, o.types)
+
+
+# The passes in the order they run (`pipeline.PASSES` names them); zeros and copies run again after
+# tidy and fuse, which leave zeros and copies of their own.
+PASSES: tuple[tuple[str, Callable[[Optimising], None]], ...] = (
+    ("hoist", hoist),
+    ("inline", inline),
+    ("localize", localize),
+    ("zeros", zeros),
+    ("copies", copies),
+    ("dead", dead),
+    ("tidy", tidied),
+    ("fuse", fused),
+    ("collect", collected),
+    ("zeros_again", zeros),
+    ("copies_again", copies),
+    ("tapes", tapes),
+    ("release", released),
+)
+
+
 def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     """The simplified form of a CHAD-transformed function (`types`: its variables', for `tidy`)."""
-    body = hoist_case_backpropagators(fn.body)
-    body = inline_backpropagators(body)
-    slots = frozenset(s.ct for s in walk(body) if isinstance(s, (AccPush, AccOne, AccPop)))
-    body = [localize_accumulator(s) if isinstance(s, Def) else s for s in body]
-    body = _in_defs(body, propagate_zeros)
-    body = _in_defs(body, lambda b: propagate_copies(b, slots))
-    body = _in_defs(body, remove_dead_cotangents)
-    fn = collect(fuse(tidy(replace(fn, body=body), types)))
-    body = _in_defs(fn.body, propagate_zeros)
-    fn = trim_tapes(replace(fn, body=_in_defs(body, lambda b: propagate_copies(b, slots))))  # tidy's, fuse's
-    return release(fn, types) if types else fn
+    o = Optimising(fn, types)
+    for _, run in PASSES:
+        run(o)
+    return o.fn
 
 
 def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:

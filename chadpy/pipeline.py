@@ -1,0 +1,317 @@
+"""The pipeline: every pass from a Python function to its derivative, in the order they run.
+
+`FRONT_END` reads and lowers one function (inference runs it for each function the entry point
+reaches); `PASSES` is the whole list, the front end first. Each pass is one function with a
+one-line docstring; `generate_source` runs them, and `show(fn, sig, stage, after=NAME)` stops
+after the pass named NAME and prints the program as it stands there: the entry function's source
+(gast passes), its core IR (lowering), the typed IR of every specialisation (inference), the target
+program (CHAD and the optimiser's passes) or the generated module (the back end).
+`python -m chadpy passes` lists them; `chad.source(f, *args, after=NAME)` prints one.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import gast
+
+from .backend.build import Derivative, Generated, load
+from .backend.codegen import generate
+from .backend.lift import lift, name_apart
+from .chad.returned_vectors import return_environment_vectors
+from .chad.stages import Stage
+from .chad.transform import chad_spec
+from .errors import ChadError
+from .infer.inference import Program, Spec
+from .ir import nodes as ir
+from .ir.records import Constructor
+from .ir.types import VType
+from .ir.verify import verify
+from .lower import objects
+from .lower.lowerer import Lowerer
+from .optimise import simplify
+from .read.fence import fence
+from .read.source import ParsedFunction, Watch, parse_function
+from .rewrite import assignments, blocks, copies, views
+from .runtime.cost import collector_paused
+from .target.statements import Def
+
+_DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
+_DEEP_STACK = 512 * 1024 * 1024  # bytes of C stack for the thread that compiles them
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass: its name (for `after=`), the function that runs it, and what the program is after it
+    ("source", "ir", "typed ir", "target" or "module")."""
+
+    name: str
+    run: Callable
+    makes: str
+
+    @property
+    def doc(self) -> str:
+        return (self.run.__doc__ or "").strip().splitlines()[0]
+
+
+# ---------------------------------------------------------------- the front end, one function at a time
+
+
+@dataclass
+class Function:
+    """One function in the front end: its source tree until it is lowered, then its core IR."""
+
+    fn: types.FunctionType
+    watch: Watch
+    parsed: ParsedFunction | None = None
+    lowered: ir.Function | None = None
+
+
+def read(f: Function) -> None:
+    """Read the function's source (its own code object's) and parse it with gast."""
+    f.parsed = parse_function(f.fn)
+
+
+def fence_(f: Function) -> None:
+    """Reject the constructs outside the language before any other work, naming the line."""
+    fence(f.parsed)
+
+
+def with_blocks(f: Function) -> None:
+    """`with cm as v: body` is `__enter__`, the body, `__exit__`."""
+    blocks.with_blocks(f.parsed)
+
+
+def element_assignments(f: Function) -> None:
+    """`x[k] = v` and `x[k] op= v` are the updates they mean (`x.__setitem__(k, ...)`)."""
+    assignments.element_assignments(f.parsed)
+
+
+def follow_copies(f: Function) -> None:
+    """After `b = a`, reads of `b` are reads of the object `a` names."""
+    copies.follow_copies(f.parsed)
+
+
+def follow_views(f: Function) -> None:
+    """A write through a view is given back to its base before a name that missed it is read."""
+    views.follow_views(f.parsed)
+
+
+def lower(f: Function) -> None:
+    """Lower the tree to the core IR: A-normal form, SSA names, control flow, desugaring, closures."""
+    f.lowered = Lowerer(f.parsed, f.watch).function()
+
+
+def verify_(f: Function) -> None:
+    """Check the IR's invariants (single assignment, atoms as operands, scoping): a failure is chadpy's."""
+    verify(f.lowered)
+
+
+FRONT_END = (
+    Pass("read", read, "source"),
+    Pass("fence", fence_, "source"),
+    Pass("with_blocks", with_blocks, "source"),
+    Pass("element_assignments", element_assignments, "source"),
+    Pass("follow_copies", follow_copies, "source"),
+    Pass("follow_views", follow_views, "source"),
+    Pass("lower", lower, "ir"),
+    Pass("verify", verify_, "ir"),
+)
+
+
+def front_end(fn: types.FunctionType, watch: Watch, until: str | None = None) -> Function:
+    """`fn` through the front end (up to and including the pass `until`)."""
+    f = Function(fn, watch)
+    for p in FRONT_END:
+        p.run(f)
+        if p.name == until:
+            break
+    return f
+
+
+def lower_code(code: object, watch: Watch) -> ir.Function:
+    """The core IR of a user function, or of a class's constructor (its `__init__`, lowered as is)."""
+    if isinstance(code, Constructor):
+        return objects.constructor_function(code, Lowerer, watch)
+    return front_end(code, watch).lowered
+
+
+# ---------------------------------------------------------------- the whole program
+
+
+@dataclass
+class Compilation:
+    """The derivative of one entry point for one argument signature, as the passes make it."""
+
+    fn: types.FunctionType
+    sig: tuple[VType, ...]
+    stage: Stage
+    simplify: bool = True
+    annotate: bool = True
+    watch: Watch = field(default_factory=Watch)
+    entry: Spec | None = None
+    specs: list[Spec] = field(default_factory=list)
+    defs: list[Def] = field(default_factory=list)  # one target program per specialisation
+    optimising: list[simplify.Optimising] = field(default_factory=list)
+    generated: Generated | None = None
+
+
+def infer(c: Compilation) -> None:
+    """Specialise the entry point, and every function it reaches, to the types of its arguments."""
+    program = Program(c.watch, lower_code)
+    c.entry = program.spec(c.fn, c.sig)
+    c.specs = program.infer(c.entry)
+    name_apart(c.specs)
+
+
+def chad(c: Compilation) -> None:
+    """CHAD (Fig. 7): each specialisation's primal code and its backpropagator, over an accumulator."""
+    c.defs = [chad_spec(s, c.stage) for s in c.specs]
+
+
+def returned_vectors(c: Compilation) -> None:
+    """The first two stages: Fig. 7's state passing turned back into Fig. 2's returned vectors."""
+    if not c.stage.state_passing:
+        c.defs = [return_environment_vectors(d, c.stage.environment) for d in c.defs]
+
+
+def _optimiser_pass(run: Callable[[simplify.Optimising], None]) -> Callable[[Compilation], None]:
+    def optimise(c: Compilation) -> None:
+        if not (c.simplify and c.stage.simplifiable):
+            return
+        if not c.optimising:
+            c.optimising = [simplify.Optimising(d, s.types) for d, s in zip(c.defs, c.specs)]
+        for o in c.optimising:
+            run(o)
+        c.defs = [o.fn for o in c.optimising]
+
+    optimise.__doc__ = run.__doc__
+    return optimise
+
+
+def lift_(c: Compilation) -> None:
+    """Each backpropagator becomes a module-level function of the values it reads (no closures)."""
+    module = {n for s in c.specs for n in (s.name, s.backward)}
+    c.defs = [f for d, s in zip(c.defs, c.specs) for f in lift(d, s.backward, module)]
+
+
+def codegen(c: Compilation) -> None:
+    """Print the target program as Python, each part with the CHAD rule and the user's line it comes from."""
+    source, bindings, origins = generate(c.defs, c.annotate)
+    c.generated = Generated(source, bindings, c.entry, c.watch, origins)
+
+
+PASSES = (
+    *FRONT_END,
+    Pass("infer", infer, "typed ir"),
+    Pass("chad", chad, "target"),
+    Pass("returned_vectors", returned_vectors, "target"),
+    *(Pass(name, _optimiser_pass(run), "target") for name, run in simplify.PASSES),
+    Pass("lift", lift_, "target"),
+    Pass("codegen", codegen, "module"),
+)
+_AFTER_FRONT_END = PASSES[len(FRONT_END) :]
+
+
+def pass_named(name: str) -> Pass:
+    for p in PASSES:
+        if p.name == name:
+            return p
+    raise ChadError(f"unknown pass {name!r}; the passes are {', '.join(p.name for p in PASSES)}")
+
+
+def generate_source(
+    fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
+) -> Generated:
+    """The derivative of `fn` for argument types `sig`, as source text: every pass."""
+    return _compiled(Compilation(fn, sig, stage, simplify, annotate)).generated
+
+
+def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True) -> Derivative:
+    """The derivative of `fn` for argument types `sig`, compiled and loaded."""
+    return load(generate_source(fn, sig, stage, simplify))
+
+
+def show(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, after: str, annotate: bool = True) -> str:
+    """The program as it stands after the pass named `after` (see the module's docstring)."""
+    p = pass_named(after)
+    if p in FRONT_END:
+        f = front_end(fn, Watch(), until=after)
+        return gast.unparse(f.parsed.tree) if p.makes == "source" else ir.format_function(f.lowered) + "\n"
+    c = _compiled(Compilation(fn, sig, stage, annotate=annotate), until=after)
+    if p.makes == "typed ir":
+        return _typed(c.specs)
+    if p.makes == "target":
+        return generate(c.defs, annotate)[0]
+    return c.generated.source
+
+
+def typed_ir(fn: types.FunctionType, sig: tuple[VType, ...]) -> str:
+    """The core IR of `fn` and of every function it calls, each specialised to the types it is called
+    with, in the paper's `let ... in` form with every binder's type (a `'` marks a type that carries a
+    derivative: `float'`)."""
+    c = Compilation(fn, sig, stage=None)
+    infer(c)
+    return _typed(c.specs)
+
+
+def _typed(specs: list[Spec]) -> str:
+    parts = []
+    for spec in specs:
+        head = f"# {spec.name}: ({', '.join(map(repr, spec.sig))}) -> {spec.result!r}"
+        parts.append(head + "\n" + ir.format_function(spec.fn, spec.types))
+    return "\n\n".join(parts) + "\n"
+
+
+def _compiled(c: Compilation, until: str | None = None) -> Compilation:
+    """Run the passes after the front end on `c` (up to and including `until`)."""
+
+    def run() -> Compilation:
+        for p in _AFTER_FRONT_END:
+            p.run(c)
+            if p.name == until:
+                break
+        return c
+
+    # The passes keep tens of thousands of nodes alive at once, which made the cyclic collector scan
+    # the whole heap, the user's objects included (with NumPy, SciPy or a model loaded, for longer
+    # than the passes took). Its next collection, right after (the paused allocations count), frees
+    # what they leave in cycles.
+    with collector_paused():
+        try:
+            return run()
+        except RecursionError:  # a deeply nested expression: the passes recurse once per level
+            c.watch, c.defs, c.optimising = Watch(), [], []
+            return _with_deep_recursion(run)
+
+
+def _with_deep_recursion(f: Callable[[], Compilation]) -> Compilation:
+    """f() in a thread with a large stack and a high recursion limit (the limit is process-wide:
+    restored after)."""
+    result: list = []
+
+    def run() -> None:
+        try:
+            result.append((True, f()))
+        except BaseException as e:  # re-raised in the caller's thread
+            result.append((False, e))
+
+    limit = sys.getrecursionlimit()
+    size = threading.stack_size()
+    sys.setrecursionlimit(max(limit, _DEEP_RECURSION))
+    threading.stack_size(_DEEP_STACK)
+    try:
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    ok, value = result[0]
+    if not ok:
+        raise value
+    return value
