@@ -7,7 +7,7 @@ from .chad.stages import STAGES
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
 from .ir.records import register_pytree
 from .rules.registry import defvjp
-from .runtime.core import Zero
+from .runtime.cotangents import Zero
 
 __all__ = [
     "STAGES",

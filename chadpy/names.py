@@ -19,7 +19,12 @@ import re
 
 # the modules whose functions and classes the generated code calls by their own names
 _HELPER_MODULES = (
-    "runtime.core",
+    "runtime.cotangents",
+    "runtime.records",
+    "runtime.sequences",
+    "runtime.scalar",
+    "runtime.pointwise",
+    "runtime.closures",
     "runtime.arrays",
     "runtime.writes",
     "runtime.numpy",

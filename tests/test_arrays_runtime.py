@@ -16,10 +16,10 @@ import pytest
 
 from chadpy.api.conversions import to_user_array
 from chadpy.runtime import arrays
-from chadpy.runtime import core as runtime
+from chadpy.runtime import cotangents as runtime
 from chadpy.runtime import writes as buffers
 from chadpy.runtime.arrays import Scatter, add_index, dense, index_ct, ndarray_of, unbroadcast
-from chadpy.runtime.core import Zero, add
+from chadpy.runtime.cotangents import Zero, add
 from chadpy.runtime.numpy import (
     clip_ct,
     dot_ct_a,

@@ -30,8 +30,8 @@ from hypothesis import strategies as st
 
 from chadpy.chad.transform import dense_layout
 from chadpy.ir.types import INT, REAL, Lst, Tup, arr
-from chadpy.runtime.core import Zero, add
 from chadpy.runtime.cost import Cost, measure
+from chadpy.runtime.cotangents import Zero, add
 from chadpy.runtime.environments import DenseEV, EArr, PersistentEnv, SparseEV, _lookup, dense_one_hot, dense_zero
 
 # ====================================================================== cotangent specs

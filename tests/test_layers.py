@@ -16,7 +16,13 @@ STAGES = {
     # what the generated code calls; nothing of the compiler
     "runtime": [
         "",
-        "core",
+        "facts",  # what the optimiser may assume of a runtime function, marked where it is defined
+        "cotangents",
+        "closures",
+        "records",
+        "scalar",
+        "sequences",
+        "pointwise",
         "arrays",
         "cost",
         "environments",

@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 import chadpy as chad
 from chadpy.api.conversions import from_user, to_user
 from chadpy.ir.types import BOOL, FLOAT, INT, NONE, REAL, STR, Arr, Dct, Lst, Tup, is_active, of_value
-from chadpy.runtime import core as runtime
-from chadpy.runtime.core import Zero, add, check, pow_base_ct, pow_exponent_ct, tuple_part
+from chadpy.runtime import cotangents as runtime
+from chadpy.runtime.cotangents import Zero, add, tuple_part
 from chadpy.runtime.environments import EArr
+from chadpy.runtime.pointwise import pow_base_ct, pow_exponent_ct
+from chadpy.runtime.scalar import check
 
 # ====================================================================== Zero
 

@@ -17,7 +17,7 @@ from ..errors import ChadTypeError
 from ..ir.records import PYTREES, new_record
 from ..ir.types import Arr, Dct, Float, Lst, Rec, Tup, VType, is_active
 from ..runtime.arrays import LAZY, Scatter, float_dtype, ndarray_of, python_scalar
-from ..runtime.core import Zero, tuple_part
+from ..runtime.cotangents import Zero, tuple_part
 
 
 def to_user(ct: object, t: VType, value: object) -> object:

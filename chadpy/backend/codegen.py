@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from ..errors import Loc
 from ..names import Globals
-from ..runtime import core as runtime
+from ..runtime import cotangents
 from ..target.expressions import (
     Attr,
     BinOp,
@@ -164,7 +164,7 @@ def _simple_text(s: Stmt, ns: Globals) -> str:
         return f"{', '.join(s.targets) or '()'} = {t(s.value)}"  # `() = ()`: binds nothing
     if isinstance(s, Accum):
         if not s.real:
-            return f"{s.name} = {t(CallX(Obj(runtime.add, 'add'), [Name(s.name), s.value]))}"
+            return f"{s.name} = {t(CallX(Obj(cotangents.add, 'add'), [Name(s.name), s.value]))}"
         if isinstance(s.value, UnaryOp) and s.value.op == "-":  # `dx -= e`, not `dx += -e`
             return f"{s.name} -= {t(s.value.operand)}"
         return f"{s.name} += {t(s.value)}"

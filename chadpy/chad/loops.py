@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..ir import nodes as ir
 from ..ir.types import Float
-from ..runtime.core import tuple_part
+from ..runtime.cotangents import tuple_part
 from ..target.expressions import CallX, ListX, Name, UnaryOp, call
 from ..target.statements import (
     AccPop,

@@ -30,11 +30,12 @@ from ..ir.records import is_namedtuple, new_record
 from ..ir.types import SLICE, Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
 from ..names import NameSupply
 from ..rules.registry import ZERO, resolve
-from ..runtime import core as runtime
 from ..runtime import writes as buffers
 from ..runtime.arrays import index_ct
-from ..runtime.core import Closure, Zero, element, slice_ct, tuple_part
+from ..runtime.closures import Closure
+from ..runtime.cotangents import Zero, tuple_part
 from ..runtime.environments import dense_one_hot, dense_zero
+from ..runtime.sequences import element, slice_ct, updated
 from ..target.expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
 from ..target.statements import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
 from . import calls, loops
@@ -318,7 +319,7 @@ class Chad:
                 xs = [self.primal(a) for a in args]
                 if inplace and op.ufunc is not None and isinstance(self.type_of(args[0]), Arr):
                     # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
-                    return call(runtime.updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)
+                    return call(updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)
                 if op.logged and self.rewinds.log:
                     xs.append(Name(self.rewinds.log))
                 return op.emit(*xs)

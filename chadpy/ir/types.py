@@ -334,7 +334,7 @@ def element(t: Arr, dropped: int = 1) -> VType:
     return scalar(t.dtype, t.active) if rank == 0 else Arr(rank, t.dtype, t.active)
 
 
-def _opaque(t: VType) -> bool:
+def opaque(t: VType) -> bool:
     """A discrete value that is not a number (a str, None, an object...)."""
     return isinstance(t, Discrete) and t.kind not in _NUMERIC
 
@@ -356,9 +356,9 @@ def join(a: VType, b: VType) -> VType:
         if not isinstance(a, Arr) or not isinstance(b, Arr):
             rank = a.rank if isinstance(a, Arr) else b.rank  # a number that is sometimes an array
         return arr(rank, promote(dtype_of(a), dtype_of(b)), is_active(a) or is_active(b))
-    if _opaque(a) or _opaque(b):
-        other = b if _opaque(a) else a
-        if _opaque(other) or not is_active(other) and not holds_function(other):
+    if opaque(a) or opaque(b):
+        other = b if opaque(a) else a
+        if opaque(other) or not is_active(other) and not holds_function(other):
             return OBJECT
         if is_number(other) or isinstance(other, Arr):
             return arr(None, "f", True)  # a number of unknown shape: the general code handles any

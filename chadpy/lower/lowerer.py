@@ -32,7 +32,7 @@ from ..read import scope
 from ..read.source import ParsedFunction, Watch
 from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, lookup
 from ..rules.sequences import OVER_SEQUENCE
-from ..runtime.core import check
+from ..runtime.scalar import check
 from . import closures, control, desugar, objects, resolve, updates
 from .outside import Resolver
 

@@ -24,7 +24,7 @@ from ..rules.kinds import fixed
 from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
 from ..rules.scalar import BINARY_FOLDS
 from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN
-from ..runtime.core import check
+from ..runtime.scalar import check
 from ..target.expressions import CallX, Obj
 from .context import Lowering
 

@@ -14,7 +14,7 @@ and one call after the loop adds them all, in the same order:
     dx = add_columns(dx, x, dx_at, dx_values)
 
 (`arrays.add_columns`: a float64 vector's float one-hots at int places become a Scatter's columns
-as they are; `runtime.add_items`: a dict of the values when every key comes once.) Each iteration
+as they are; `cotangents.add_items`: a dict of the values when every key comes once.) Each iteration
 does O(1) work, and the call after the loop O(its items): the cost bound holds. The outermost loop
 that qualifies takes the whole nest: its inner loops append to the same lists.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..names import NameSupply
 from ..runtime import arrays
-from ..runtime import core as runtime
+from ..runtime.facts import COLLECTED_BY
 from ..target.expressions import Attr, CallX, ListX, Name, Obj, TupleX
 from ..target.statements import (
     Assign,
@@ -39,8 +39,6 @@ from ..target.statements import (
     names_in,
     walk,
 )
-
-_COLLECTED = {arrays.add_index: arrays.add_columns, runtime.add_at: runtime.add_items}
 
 
 def collect(fn: Def) -> Def:
@@ -63,7 +61,7 @@ def _in_block(stmts: list[Stmt], names: NameSupply) -> None:
                 why = f"the loop's additions to {v}, collected"
                 before.append(Assign([places, values], TupleX([ListX([]), ListX([])]), comment=why, loc=s.loc))
                 args = [Name(v), *([array] if array is not None else []), Name(places), Name(values)]
-                collected = _COLLECTED[adder]
+                collected = COLLECTED_BY[adder]
                 after.append(Assign([v], CallX(Obj(collected, collected.__name__), args), loc=s.loc))
         for body in s.bodies():  # inner loops (and the loops of a backpropagator) collect other names
             _in_block(body, names)
@@ -77,7 +75,7 @@ def _update(s: Stmt) -> tuple[str, object] | None:
         return None
     call = s.value
     adder = call.func.obj if isinstance(call.func, Obj) else None
-    if adder not in _COLLECTED or not call.args or not isinstance(call.args[0], Name):
+    if adder not in COLLECTED_BY or not call.args or not isinstance(call.args[0], Name):
         return None
     return (s.targets[0], adder) if call.args[0].id == s.targets[0] else None
 

@@ -18,7 +18,7 @@ A replay is fused when (else it keeps its tape):
 - it carries exactly one cotangent, a float, and leaves it unchanged (`v = C` first, `C = v`
   last, nothing else assigns either);
 - every other name it assigns that is bound outside it is a cotangent it only adds to (`dx += e`,
-  `dx = add(dx, e)`, `tidy.ADDERS`), and it reads no such name otherwise;
+  `dx = add(dx, e)`, `facts.adds_into`), and it reads no such name otherwise;
 - it calls no backpropagator and runs nothing for its effect (no rewind of in-place writes): it
   is a function of the record's values and the carried cotangent alone, linear in the latter;
 - inside another loop's reverse pass, the sums are bound where the outer loop records (the inner
@@ -35,7 +35,8 @@ from collections import Counter
 from ..names import NameSupply
 from ..rules.registry import ZERO
 from ..runtime import arrays
-from ..runtime.core import scaled
+from ..runtime.cotangents import scaled
+from ..runtime.facts import ADDS_INTO
 from ..target.expressions import BinOp, CallX, Expr, Lit, Name, Obj, UnaryOp, is_zero
 from ..target.statements import (
     Accum,
@@ -54,7 +55,6 @@ from ..target.statements import (
     rename,
     walk,
 )
-from .tidy import ADDERS
 
 
 def fuse(fn: Def) -> Def:
@@ -268,7 +268,7 @@ def _added(s: Stmt) -> str | None:
         first = call.args[0] if call.args else None
         if (
             isinstance(call.func, Obj)
-            and any(call.func.obj is f for f in ADDERS)
+            and any(call.func.obj is f for f in ADDS_INTO)
             and isinstance(first, Name)
             and first.id == n
             and n not in names_in([*call.args[1:], *call.keywords.values()])

@@ -26,9 +26,8 @@ import numpy as np
 from ..ir.types import Arr, VType
 from ..names import NameSupply
 from ..runtime import arrays
-from ..runtime import reductions as reduction_rules
-from ..runtime import shape as shape_rules
 from ..runtime import writes as buffers
+from ..runtime.facts import READS_SHAPE_ONLY
 from ..target.expressions import Attr, BinOp, CallX, Expr, Item, Lit, Name, Obj, TupleX, UnaryOp, call
 from ..target.statements import (
     Assign,
@@ -47,20 +46,6 @@ from ..target.statements import (
     walk,
     with_bodies,
 )
-
-# the functions that read only the shape and dtype of the argument at this position (of each
-# array in it, for a sequence)
-SHAPE_ONLY = {
-    arrays.dense: 1,
-    arrays.unbroadcast: 1,
-    arrays.index_ct: 1,
-    arrays.add_index: 2,
-    reduction_rules.sum_ct: 1,
-    reduction_rules.mean_ct: 1,
-    shape_rules.reshape_ct: 1,
-    shape_rules.transpose_ct: 1,
-    shape_rules.concatenate_ct: 1,
-}
 
 
 def release(fn: Def, types: dict[str, VType]) -> Def:
@@ -270,7 +255,7 @@ def _count_expr(e: Expr, shape: Counter, value: Counter) -> None:
 
 def _shape_position(e: Expr) -> int | None:
     if isinstance(e, CallX) and isinstance(e.func, Obj) and not e.keywords:
-        at = SHAPE_ONLY.get(e.func.obj)
+        at = READS_SHAPE_ONLY.get(e.func.obj)
         if at is not None and len(e.args) > at:
             return at
     return None

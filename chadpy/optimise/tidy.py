@@ -26,8 +26,7 @@ from collections import Counter
 import numpy as np
 
 from ..ir.types import INT, Arr, Float, VType
-from ..runtime import arrays
-from ..runtime import core as runtime
+from ..runtime import arrays, cotangents
 from ..runtime import numpy as array_rules
 from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
 from ..target.statements import Accum, Assign, Def, If, Replay, Stmt, expr_names, iter_exprs, map_exprs, replace, walk
@@ -80,15 +79,11 @@ def accumulate(stmts: list[Stmt]) -> list[Stmt]:
     return _in_lists(stmts, lower)
 
 
-# the in-place additions `accumulate` writes: `dx = adder(dx, ...)` adds into dx
-ADDERS = (runtime.add_at, arrays.add_index, array_rules.add_matmul_ct_a)
-
-
 def _add(s: Accum) -> Stmt:
     """`name = add(name, value)`; a one-hot value is added in place instead of being built first."""
     name, value = Name(s.name), s.value
     if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
-        added = CallX(Obj(runtime.add_at, "add_at"), [name, value.keys[0], value.values[0]])
+        added = CallX(Obj(cotangents.add_at, "add_at"), [name, value.keys[0], value.values[0]])
     elif isinstance(value, CallX) and _calls(value, arrays.index_ct):
         added = CallX(Obj(arrays.add_index, "add_index"), [name, *value.args])
     elif isinstance(value, CallX) and _calls(value, array_rules.matmul_ct_a) and not value.keywords:
@@ -253,7 +248,7 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
 def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
     """e is `tuple_part(v, k, zero)` of a literal v with a literal key k."""
     return (
-        _calls(e, runtime.tuple_part)
+        _calls(e, cotangents.tuple_part)
         and len(e.args) == 3
         and isinstance(e.args[0], Name)
         and e.args[0].id in literals

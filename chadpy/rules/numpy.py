@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..ir.types import Arr, VType, scalar
+from ..ir.types import BOOL, INT, NONE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
 from ..runtime import numpy as array_rules
 from ..runtime import reductions as reduction_rules
 from ..runtime import shape as shape_rules
@@ -25,25 +25,99 @@ from .kinds import (
     BOOL_RESULT,
     INT_RESULT,
     KindRule,
-    arange,
-    argreduce,
-    array_like,
-    array_shape,
-    clip,
-    dot,
+    as_array,
+    axis_rank,
+    broadcast,
+    dtype_kind,
     elementwise,
-    eye,
-    filled,
     fixed,
-    full,
-    full_like,
-    matmul,
-    outer,
     reduction,
     same_array,
-    where,
+    shape_rank,
 )
 from .registry import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Vjp, numpy_function
+
+# ---------------------------------------------------------------- kind rules of this family
+
+
+def matmul_kind(types: list[VType], consts: list[object]) -> VType:
+    a, b = (as_array(t) for t in types)
+    kind = promote(a.dtype, b.dtype)
+    if a.rank is None or b.rank is None:
+        return arr(None, kind, True)
+    if a.rank == 1 and b.rank == 1:
+        return scalar(kind, True)
+    rank = max(a.rank, b.rank) - (1 if 1 in (a.rank, b.rank) else 0)
+    return arr(rank, kind, True)
+
+
+def dot_kind(types: list[VType], consts: list[object]) -> VType:
+    a, b = (as_array(t) for t in types)
+    if a.rank == 0 or b.rank == 0:
+        return broadcast("np.dot", types)
+    kind = promote(a.dtype, b.dtype)
+    if a.rank is None or b.rank is None:
+        return arr(None, kind, True)
+    rank = a.rank + b.rank - 2 if b.rank > 1 else a.rank - 1
+    return scalar(kind, True) if rank == 0 else arr(rank, kind, True)
+
+
+def outer_kind(types: list[VType], consts: list[object]) -> VType:
+    return arr(2, promote(*(as_array(t).dtype for t in types)), True)
+
+
+def array_like_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.array(x, dtype)`, `np.zeros_like(x, dtype)`: an array like x, of that dtype if one is given."""
+    x = as_array(types[0])
+    dtype = dtype_kind(consts[1])
+    return x if dtype is None else arr(x.rank, dtype, x.active)
+
+
+def array_shape_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.shape(x)`, `x.shape`: a tuple of ints (a list of them if the rank is not known)."""
+    rank = as_array(types[0]).rank
+    return Lst(INT) if rank is None else Tup((INT,) * rank)
+
+
+def filled_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.zeros(shape, dtype)`, `np.ones(shape)`: an array of the shape's rank (float by default)."""
+    return Arr(shape_rank(types[0]), (dtype_kind(consts[1]) if len(consts) > 1 else None) or "f")
+
+
+def arange_kind(types: list[VType], consts: list[object]) -> VType:
+    return Arr(1, "i" if all(t == INT or t == BOOL for t in types) else "f")
+
+
+def eye_kind(types: list[VType], consts: list[object]) -> VType:
+    return Arr(2, "f")
+
+
+def argreduce_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.argmax(x, axis)`: an int, or an array of ints."""
+    x = as_array(types[0])
+    rank = axis_rank(x.rank, consts[1] if len(consts) > 1 else None, False)
+    return INT if rank == 0 else Arr(rank, "i")
+
+
+def where_kind(types: list[VType], consts: list[object]) -> VType:
+    kind = promote(dtype_of(as_array(types[1])), dtype_of(as_array(types[2])))
+    shape = broadcast("np.where", types)
+    return arr(shape.rank, kind, True) if isinstance(shape, Arr) else scalar(kind, True)
+
+
+def clip_kind(types: list[VType], consts: list[object]) -> VType:
+    return broadcast("np.clip", [t for t in types if t != NONE])
+
+
+def full_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.full(shape, fill_value)`: an array of the shape's rank, of the fill value's dtype."""
+    return arr(shape_rank(types[0]), as_array(types[1]).dtype, True)
+
+
+def full_like_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.full_like(a, fill_value)`: an array like a (its dtype: an int array stays one)."""
+    return arr(as_array(types[0]).rank, as_array(types[0]).dtype, True)
+
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
@@ -75,7 +149,7 @@ def _selection(fn: Callable, ct_a: Callable, ct_b: Callable | None = None) -> Pr
 
 _matmul_vjp = _by_rules(array_rules.matmul_ct_a, array_rules.matmul_ct_b)
 _PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
-MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul, samples=_PRODUCTS)
+MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul_kind, samples=_PRODUCTS)
 _MASK = np.array([[True, False, True], [False, False, True]])
 
 PRIMITIVES.update(
@@ -88,7 +162,7 @@ PRIMITIVES.update(
             np.clip,
             lambda d, y, x, lo, hi: [call(array_rules.clip_ct, d, x, lo, hi), None, None],
             ("a", "a_min", "a_max"),
-            kind=clip,
+            kind=clip_kind,
             samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
         ),
         np.where: _np(
@@ -99,22 +173,22 @@ PRIMITIVES.update(
                 call(array_rules.where_ct_b, d, c, a, b),
             ],
             ("condition", "x", "y"),
-            kind=where,
+            kind=where_kind,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
-        np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul, samples=_PRODUCTS),
+        np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul_kind, samples=_PRODUCTS),
         np.dot: _np(
             np.dot,
             _by_rules(array_rules.dot_ct_a, array_rules.dot_ct_b),
             ("a", "b"),
-            kind=dot,
+            kind=dot_kind,
             samples=(*_PRODUCTS, (REALS, _M)),
         ),
         np.outer: _np(
             np.outer,
             _by_rules(array_rules.outer_ct_a, array_rules.outer_ct_b),
             ("a", "b"),
-            kind=outer,
+            kind=outer_kind,
             samples=_PRODUCTS,
         ),
         np.array: _np(
@@ -122,7 +196,7 @@ PRIMITIVES.update(
             lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
             ("object", "dtype"),
             (None,),
-            kind=array_like,
+            kind=array_like_kind,
             containers=True,
             samples=(([REALS, REALS, REALS], None), (_M, None)),
         ),
@@ -131,19 +205,19 @@ PRIMITIVES.update(
             lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
             ("a", "dtype"),
             (None,),
-            kind=array_like,
+            kind=array_like_kind,
             containers=True,
             aliases="view",
             samples=(([REALS, REALS], None), (_M, None)),
         ),
         # discrete: shapes, piecewise-constant functions, predicates
-        np.shape: _np(np.shape, None, ("a",), kind=array_shape),
+        np.shape: _np(np.shape, None, ("a",), kind=array_shape_kind),
         np.ndim: _np(np.ndim, None, ("a",), kind=INT_RESULT),
         np.size: _np(np.size, None, ("a",), kind=INT_RESULT),
-        np.zeros_like: _np(np.zeros_like, None, ("a", "dtype"), (None,), kind=array_like),
-        np.ones_like: _np(np.ones_like, None, ("a", "dtype"), (None,), kind=array_like),
-        np.argmax: _np(np.argmax, None, ("a", "axis"), (None,), kind=argreduce),
-        np.argmin: _np(np.argmin, None, ("a", "axis"), (None,), kind=argreduce),
+        np.zeros_like: _np(np.zeros_like, None, ("a", "dtype"), (None,), kind=array_like_kind),
+        np.ones_like: _np(np.ones_like, None, ("a", "dtype"), (None,), kind=array_like_kind),
+        np.argmax: _np(np.argmax, None, ("a", "axis"), (None,), kind=argreduce_kind),
+        np.argmin: _np(np.argmin, None, ("a", "axis"), (None,), kind=argreduce_kind),
         np.sign: _discrete_ufunc(np.sign),
         np.floor: _discrete_ufunc(np.floor, "f"),
         np.ceil: _discrete_ufunc(np.ceil, "f"),
@@ -196,11 +270,13 @@ PRIMITIVES.update(
         np.any: _np(np.any, None, ("a", "axis"), (None,), kind=reduction("b")),
         np.all: _np(np.all, None, ("a", "axis"), (None,), kind=reduction("b")),
         # constructors: data (their arguments are shapes and constants)
-        np.zeros: _data(np.zeros, ("shape", "dtype"), (None,), filled, positional=1),
-        np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled, positional=1),
-        np.empty: _data(np.empty, ("shape", "dtype"), (None,), filled, positional=1),
-        np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye),
-        np.arange: _data(np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange, positional=3),
+        np.zeros: _data(np.zeros, ("shape", "dtype"), (None,), filled_kind, positional=1),
+        np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled_kind, positional=1),
+        np.empty: _data(np.empty, ("shape", "dtype"), (None,), filled_kind, positional=1),
+        np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye_kind),
+        np.arange: _data(
+            np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange_kind, positional=3
+        ),
         np.logspace: _data(
             np.logspace, ("start", "stop", "num", "endpoint", "base"), (50, True, 10.0), fixed(Arr(1, "f"))
         ),
@@ -209,17 +285,17 @@ PRIMITIVES.update(
             np.full,
             lambda d, y, shape, value: [None, call(shape_rules.broadcast_to_ct, d, value)],
             ("shape", "fill_value"),
-            kind=full,
+            kind=full_kind,
             samples=(((2, 3), REALS), (3, REALS)),
         ),
         np.full_like: _np(
             np.full_like,
             lambda d, y, a, value: [ZERO, call(shape_rules.broadcast_to_ct, d, value)],  # a gives its shape
             ("a", "fill_value"),
-            kind=full_like,
+            kind=full_like_kind,
             samples=((_M, REALS),),
         ),
-        np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like),
+        np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like_kind),
         np.copy: _np(
             np.copy,
             lambda d, y, a: [call(reduction_rules.array_ct, d, a)],
@@ -231,7 +307,7 @@ PRIMITIVES.update(
             np.astype,
             lambda d, y, a, dtype: [call(reduction_rules.astype_ct, d, a), None],
             ("x", "dtype"),
-            kind=array_like,
+            kind=array_like_kind,
             samples=((_M, "float64"), (REALS.of(3), "float")),
         ),
         np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),

@@ -17,8 +17,8 @@ import math
 import numpy as np
 
 from ..ir.types import Tup
-from ..runtime import core as runtime
 from ..runtime import numpy as array_rules
+from ..runtime import pointwise as runtime
 from ..target.expressions import Expr, Lit, Name, call
 from .kinds import KindRule, broadcast
 from .registry import (

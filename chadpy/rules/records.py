@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from ..errors import ChadTypeError
 from ..ir.types import Rec, VType, describe
-from ..runtime import core as runtime
+from ..runtime import records as runtime
+from ..runtime.cotangents import tuple_part
 from ..target.expressions import call
 from .registry import ZERO, Primitive
 
@@ -27,7 +28,7 @@ SET_FIELD = Primitive(
     lambda d, y, obj, name, value: [
         call(runtime.without_field, d, name),
         None,
-        call(runtime.tuple_part, d, name, ZERO),
+        call(tuple_part, d, name, ZERO),
     ],
     (3, 3),
     _set_field_type,

@@ -11,10 +11,26 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..ir.types import VType, arr
 from ..runtime import reductions as reduction_rules
 from ..target.expressions import Expr, Lit, call
-from .kinds import KindRule, cumulative, mean_rule, reduction
+from .kinds import UNKNOWN, KindRule, as_array, reduction
 from .registry import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
+
+# ---------------------------------------------------------------- kind rules of this family
+
+
+def mean_kind(types: list[VType], consts: list[object]) -> VType:
+    return reduction("f")(types, consts)
+
+
+def cumulative_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.cumsum(x, axis)`, `np.cumprod`: x's rank along an axis, raveled (1-D) without one."""
+    x = as_array(types[0])
+    axis = consts[1] if len(consts) > 1 else None
+    rank = None if axis is UNKNOWN else 1 if axis is None else x.rank
+    return arr(rank, "i" if x.dtype == "b" else x.dtype, True)
+
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
@@ -78,7 +94,7 @@ _NORM_SAMPLES = (
 PRIMITIVES.update(
     {
         np.sum: _reduction(np.sum, reduction_rules.sum_ct),
-        np.mean: _reduction(np.mean, reduction_rules.mean_ct, kind=mean_rule),
+        np.mean: _reduction(np.mean, reduction_rules.mean_ct, kind=mean_kind),
         np.prod: _reduction(np.prod, reduction_rules.prod_ct, with_y=True),
         np.max: _reduction(np.max, reduction_rules.extremum_ct, with_y=True),
         np.min: _reduction(np.min, reduction_rules.extremum_ct, with_y=True),
@@ -119,7 +135,7 @@ PRIMITIVES.update(
             lambda d, y, x, axis: [call(reduction_rules.cumsum_ct, d, x, axis), None],
             ("a", "axis"),
             (None,),
-            kind=cumulative,
+            kind=cumulative_kind,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None)),
         ),
         np.cumprod: _np(
@@ -127,7 +143,7 @@ PRIMITIVES.update(
             lambda d, y, x, axis: [call(reduction_rules.cumprod_ct, d, y, x, axis), None],
             ("a", "axis"),
             (None,),
-            kind=cumulative,
+            kind=cumulative_kind,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None), (_ZEROS, 1), (_ZEROS, None)),
         ),
         # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (reduction_rules.norm_ct)

@@ -41,14 +41,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..ir.types import Arr, Dct, Lst, Tup, VType
-from ..runtime import core as runtime
 from ..runtime import numpy as array_rules
+from ..runtime import pointwise as runtime
 from ..runtime.arrays import dense, unbroadcast
+from ..runtime.cotangents import Zero
 from ..target.expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
 
 Vjp = Callable[..., list[Expr]]
-ZERO = Obj(runtime.Zero, "Zero")  # the zero cotangent, as a rule writes it
+ZERO = Obj(Zero, "Zero")  # the zero cotangent, as a rule writes it
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import math
 
 import numpy as np
 
-from ..ir.types import OBJECT, REAL, SLICE
-from ..runtime import core as runtime
+from ..ir.types import INT, NONE, OBJECT, REAL, SLICE, VType
 from ..runtime import reductions as reduction_rules
+from ..runtime import scalar as runtime
 from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from .kinds import (
     BOOL_RESULT,
@@ -31,8 +31,6 @@ from .kinds import (
     either,
     elementwise,
     fixed,
-    round_builtin,
-    sum_builtin,
 )
 from .numpy import MATMUL
 from .pointwise import ABS, ADD, DIV, MOD, MUL, NEG, POW, SUB
@@ -49,7 +47,15 @@ from .registry import (
     is_default,
     sampled,
 )
-from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ
+from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ, sum_builtin_kind
+
+# ---------------------------------------------------------------- kind rules of this family
+
+
+def round_builtin_kind(types: list[VType], consts: list[object]) -> VType:
+    """`round(x)` is an int; `round(x, n)` is a number like x."""
+    return INT if len(types) == 1 or types[1] == NONE else types[0]
+
 
 
 def _scalar(formula: object) -> object:
@@ -160,7 +166,7 @@ PRIMITIVES.update(
         math.prod: function(
             math.prod,
             lambda d, y, xs: [call(reduction_rules.prod_seq_ct, d, xs)],
-            kind=sum_builtin,
+            kind=sum_builtin_kind,
             params=("iterable",),
             containers=True,
             samples=((_LIST,), ([REALS, 0.0, REALS],), (REALS.of(3, 2),)),
@@ -191,7 +197,7 @@ PRIMITIVES.update(
         builtins.int: function(builtins.int, None, (1, 2), kind=INT_RESULT),
         builtins.bool: function(builtins.bool, None, kind=BOOL_RESULT),
         builtins.round: function(
-            builtins.round, None, (1, 2), kind=round_builtin, params=("number", "ndigits"), defaults=(None,)
+            builtins.round, None, (1, 2), kind=round_builtin_kind, params=("number", "ndigits"), defaults=(None,)
         ),
         builtins.len: function(builtins.len, None, kind=INT_RESULT),
         builtins.isinstance: function(builtins.isinstance, None, (2, 2), kind=BOOL_RESULT),

@@ -18,6 +18,7 @@ from ..ir.types import (
     SLICE,
     Arr,
     Dct,
+    Float,
     Lst,
     Tup,
     VType,
@@ -25,16 +26,35 @@ from ..ir.types import (
     dct,
     describe,
     is_active,
+    is_number,
     item_join,
     join,
     join_all,
 )
-from ..runtime import core as runtime
 from ..runtime import reductions as reduction_rules
+from ..runtime import sequences as runtime
 from ..runtime import writes as buffers
 from ..target.expressions import Attr, BinOp, CallX, call
-from .kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, sum_builtin
+from .kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, opaque
 from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
+
+# ---------------------------------------------------------------- kind rules of this family
+
+
+def sum_builtin_kind(types: list[VType], consts: list[object]) -> VType:
+    """`sum(xs[, start])`: the sum of the elements (an array's rows for a 2-D array)."""
+    xs = types[0]
+    t = item_join(xs)
+    if len(types) > 1:
+        t = join(t, types[1])
+    if t is BOTTOM:
+        return INT
+    if not (is_number(t) or isinstance(t, Arr) or opaque(t)):
+        raise ChadTypeError(f"sum over {describe(t)} elements is not supported")
+    if is_number(t) and not isinstance(t, Float) and len(types) == 1:
+        return INT
+    return t
+
 
 
 def _concat_type(types: list[VType], consts: list[object]) -> VType:
@@ -365,7 +385,7 @@ SUM_SEQ = Primitive(
     lambda *a: call(builtins.sum, *a),
     lambda d, y, xs, start=None, saved=None: [call(reduction_rules.sum_seq_ct, d, xs, saved), d],
     (1, 2),
-    sum_builtin,
+    sum_builtin_kind,
     saves=lambda y, xs, start=None: call(len, xs),
     containers=True,
     samples=((_LIST,), (_LIST, REALS)),

@@ -11,31 +11,106 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..ir.types import Lst, Tup, VType, arr, is_number, item_join
 from ..runtime import shape as shape_rules
 from ..target.expressions import CallX, Expr, Obj, call
-from .kinds import (
-    ARGSORTED,
-    BROADCAST_TO,
-    DIAG,
-    DIAGONAL,
-    EXPANDED,
-    RAVELED,
-    REPEATED,
-    SORTED,
-    SQUEEZED,
-    TILED,
-    TRACE,
-    at_least,
-    concatenate,
-    meshgrid,
-    reshape,
-    same_array,
-    split,
-    stack,
-    stacked,
-    take,
-)
+from .kinds import KindRule, as_array, reranked, same_array, shape_rank
 from .registry import PRIMITIVES, REALS, Primitive, numpy_function
+
+# ---------------------------------------------------------------- kind rules of this family
+
+
+def reshape_kind(types: list[VType], consts: list[object]) -> VType:
+    return arr(shape_rank(types[1]), as_array(types[0]).dtype, True)
+
+
+def concatenate_kind(types: list[VType], consts: list[object]) -> VType:
+    part = as_array(item_join(types[0]))
+    axis = consts[1] if len(consts) > 1 else 0
+    return arr(1 if axis is None else part.rank, part.dtype, True)
+
+
+def meshgrid_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.meshgrid(*xs, indexing=...)`: a tuple of len(xs) arrays of rank len(xs)."""
+    xs = [as_array(t) for t in types[:-1]]
+    return Tup(tuple(arr(len(xs), x.dtype, True) for x in xs))
+
+
+def split_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.split(x, ...)`, `np.array_split`: a list of arrays of x's rank."""
+    part = as_array(types[0])
+    return Lst(arr(part.rank, part.dtype, True))
+
+
+def stack_kind(types: list[VType], consts: list[object]) -> VType:
+    return as_array(types[0])  # the sequence as an array: one more axis than its parts
+
+
+def _count_of(value: object) -> int:
+    return len(value) if isinstance(value, (tuple, list)) else 1
+
+
+def _int_rank(t: VType) -> int | None:
+    """The rank of an index argument: 0 for an int, an int array's, a list's 1."""
+    if is_number(t):
+        return 0
+    return as_array(t).rank
+
+
+RAVELED = reranked(lambda r, t, c: 1)
+
+
+SQUEEZED = reranked(lambda r, t, c: None if c[1] is None else r - _count_of(c[1]))
+
+
+EXPANDED = reranked(lambda r, t, c: r + _count_of(c[1]))
+
+
+SORTED = reranked(lambda r, t, c: 1 if c[1] is None else r)
+
+
+ARGSORTED = reranked(lambda r, t, c: 1 if c[1] is None else r, "i")
+
+
+TILED = reranked(lambda r, t, c: max(r, _count_of(c[1])))
+
+
+REPEATED = reranked(lambda r, t, c: 1 if c[2] is None else r, reads=(2,))
+
+
+DIAG = reranked(lambda r, t, c: {1: 2, 2: 1}.get(r), reads=())
+
+
+DIAGONAL = reranked(lambda r, t, c: r - 1, reads=())
+
+
+TRACE = reranked(lambda r, t, c: r - 2, reads=())
+
+
+BROADCAST_TO = reranked(lambda r, t, c: shape_rank(t[1]), reads=())
+
+
+def take_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.take(a, indices, axis)`: the indices' shape (axis None), else a's with the axis replaced by it."""
+    ranks = _int_rank(types[1])
+    rule = reranked(lambda r, t, c: None if ranks is None else ranks if c[2] is None else r - 1 + ranks, reads=(2,))
+    return rule(types, consts)
+
+
+def at_least_kind(n: int) -> KindRule:
+    """`np.atleast_2d(x)` (of one array): x's rank, at least n."""
+    return reranked(lambda r, t, c: max(r, n), reads=())
+
+
+def stacked_kind(least: int) -> KindRule:
+    """`np.vstack(xs)` (least 2), `np.hstack` (1), `np.column_stack` (2): the parts' rank, at least `least`."""
+
+    def rule(types: list[VType], consts: list[object]) -> VType:
+        part = as_array(item_join(types[0]))
+        return arr(None if part.rank is None else max(part.rank, least), part.dtype, True)
+
+    return rule
+
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
@@ -45,7 +120,7 @@ PRIMITIVES.update(
             np.reshape,
             lambda d, y, x, shape: [call(shape_rules.reshape_ct, d, x), None],
             ("a", "shape"),
-            kind=reshape,
+            kind=reshape_kind,
             aliases="view",
             samples=((_M, (3, 2)), (_M, -1)),
         ),
@@ -63,7 +138,7 @@ PRIMITIVES.update(
             lambda d, y, xs, axis: [call(shape_rules.concatenate_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
-            kind=concatenate,
+            kind=concatenate_kind,
             containers=True,
             samples=(([_M, REALS.of(1, 3)], 0), ([_M, _M], 1), ([_M, REALS.of(4)], None)),
         ),
@@ -72,7 +147,7 @@ PRIMITIVES.update(
             lambda d, y, xs, axis: [call(shape_rules.stack_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
-            kind=stack,
+            kind=stack_kind,
             containers=True,
             samples=(([_M, _M], 0), ([REALS.of(3), REALS.of(3)], -1)),
         ),
@@ -95,7 +170,7 @@ def _shape_op(fn: Callable, ct: Callable, params: tuple[str, ...], defaults: tup
 
 def _joined(fn: Callable, ct: Callable, least: int, samples: tuple) -> Primitive:
     vjp = lambda d, y, xs: [call(ct, d, xs)]  # noqa: E731
-    return _np(fn, vjp, ("tup",), kind=stacked(least), containers=True, samples=samples)
+    return _np(fn, vjp, ("tup",), kind=stacked_kind(least), containers=True, samples=samples)
 
 
 _T = REALS.of(2, 3, 4)
@@ -129,9 +204,9 @@ PRIMITIVES.update(
             aliases="view",
             samples=((_M, 1), (_M, (0, 3)), (REALS, 0)),
         ),
-        np.atleast_1d: _np(np.atleast_1d, _reshaped, ("arys",), kind=at_least(1), samples=_AT_LEAST),
-        np.atleast_2d: _np(np.atleast_2d, _reshaped, ("arys",), kind=at_least(2), samples=_AT_LEAST),
-        np.atleast_3d: _np(np.atleast_3d, _reshaped, ("arys",), kind=at_least(3), samples=_AT_LEAST),
+        np.atleast_1d: _np(np.atleast_1d, _reshaped, ("arys",), kind=at_least_kind(1), samples=_AT_LEAST),
+        np.atleast_2d: _np(np.atleast_2d, _reshaped, ("arys",), kind=at_least_kind(2), samples=_AT_LEAST),
+        np.atleast_3d: _np(np.atleast_3d, _reshaped, ("arys",), kind=at_least_kind(3), samples=_AT_LEAST),
         np.swapaxes: _shape_op(
             np.swapaxes,
             shape_rules.swapaxes_ct,
@@ -233,7 +308,7 @@ PRIMITIVES.update(
             shape_rules.take_ct,
             ("a", "indices", "axis"),
             (None,),
-            kind=take,
+            kind=take_kind,
             samples=((_M, np.array([2, 0, 2]), 1), (_M, np.array([[5, 0], [0, 3]]), None), (_M, 4, None)),
         ),
         np.take_along_axis: _shape_op(
@@ -270,7 +345,7 @@ PRIMITIVES.update(
             lambda *a: CallX(Obj(np.meshgrid, "np.meshgrid"), list(a[:-1]), {"indexing": a[-1]}),
             lambda d, y, *a: [call(shape_rules.meshgrid_ct, d, k, a[-1], *a[:-1]) for k in range(len(a) - 1)] + [None],
             (1, None),
-            meshgrid,
+            meshgrid_kind,
             params=("xi", "indexing"),
             defaults=("xy",),
             fn=np.meshgrid,
@@ -287,7 +362,7 @@ PRIMITIVES.update(
                 lambda d, y, x, sections, axis: [call(shape_rules.split_ct, d, y, x, axis), None, None],
                 ("ary", "indices_or_sections", "axis"),
                 (0,),
-                kind=split,
+                kind=split_kind,
                 samples=((_M, 2), (REALS.of(6), 3), (_M, 3, 1), *uneven),
             )
             for fn, uneven in ((np.split, ()), (np.array_split, ((REALS.of(5), 2),)))

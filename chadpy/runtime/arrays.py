@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from .core import Zero, scaled
+from .cotangents import Zero, scaled
+from .facts import adds_into, collects, reads_shape_only
 
 _FLOAT64 = np.dtype(np.float64)
 _REALS = frozenset({float, np.float64})  # the scalars a float64 vector's columns hold
@@ -418,6 +419,7 @@ LAZY = (Scatter, Outers)  # the cotangents summed when first used: `densify` mak
 # ====================================================================== conversions
 
 
+@reads_shape_only(1)
 def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     """Cotangent of `x` given the cotangent `d` of `x[index]`: a one-item Scatter, O(1)."""
     if d is Zero or d is None:
@@ -427,6 +429,8 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     return s
 
 
+@adds_into
+@reads_shape_only(2)
 def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
     """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter (a float at
     an int index of a float64 vector to its columns: a loop's one-hots)."""
@@ -447,6 +451,7 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
     return one if ct is Zero else ct + one
 
 
+@collects(add_index)
 def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
     """ct plus the one-hots values[k] of x at at[k], in order: a loop's `add_index` calls, collected
     in two lists (`collect`). A float64 vector's floats at int places are a Scatter's columns as they are."""
@@ -461,6 +466,7 @@ def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
     return one if ct is Zero else ct + one
 
 
+@reads_shape_only(1)
 def dense(d: Any, like: Any) -> np.ndarray:
     """`d` as a dense ndarray shaped like `like` (possibly a read-only broadcast view)."""
     if type(d) is np.ndarray and type(like) is np.ndarray and d.shape == like.shape:
@@ -474,6 +480,7 @@ def dense(d: Any, like: Any) -> np.ndarray:
     return d if d.shape == shape else broadcast(d, shape)
 
 
+@reads_shape_only(1)
 def unbroadcast(d: Any, x: Any) -> Any:
     """Cotangent of operand `x` of a broadcasting elementwise operation, from the result's cotangent `d`."""
     if type(d) is np.ndarray and type(x) is np.ndarray and d.shape == x.shape:

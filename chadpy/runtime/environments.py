@@ -23,8 +23,8 @@ the highest slot.
 
 from __future__ import annotations
 
-from .core import add
 from .cost import charge
+from .cotangents import add
 
 # ---------------------------------------------------------------- Fig. 2 environment vectors
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ChadError
 from .arrays import ndarray_of, python_scalar, unbroadcast
-from .core import Zero
+from .cotangents import Zero
 from .numpy import _t, linear
 from .reductions import _others_product
 

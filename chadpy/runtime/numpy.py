@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from .arrays import Axis, IntTuple, Outers, float_dtype, ndarray_of, python_scalar, unbroadcast
-from .core import Zero, add, tuple_part
+from .cotangents import Zero, add, tuple_part
+from .facts import adds_into
 
 
 def _axes(axis: Axis, ndim: int) -> IntTuple:
@@ -92,6 +93,7 @@ def matmul_ct_a(d: Any, a: Any, b: Any) -> Any:
     return unbroadcast(d2 @ _t(b2), a2).reshape(np.shape(a))
 
 
+@adds_into
 def add_matmul_ct_a(ct: Any, d: Any, a: Any, b: Any) -> Any:
     """ct + matmul_ct_a(d, a, b), appending the term to ct when both are sums of outer products
     (a matrix times a vector, step after step of a loop)."""

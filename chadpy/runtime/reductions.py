@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of, python_scalar, unbroadcast
+from .facts import reads_shape_only
 from .numpy import _axes, _expand, _finish, linear
 
 
@@ -19,6 +20,7 @@ def _whole_float64(d: Any, x: Any, axis: Axis) -> bool:
     return axis is None and type(d) is float and type(x) is np.ndarray and x.dtype == np.float64
 
 
+@reads_shape_only(1)
 @linear
 def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.sum(x, axis, keepdims=keepdims)`."""
@@ -28,6 +30,7 @@ def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
 
 
+@reads_shape_only(1)
 @linear
 def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.mean(x, axis, keepdims=keepdims)`."""

@@ -10,10 +10,12 @@ from typing import Any
 import numpy as np
 
 from .arrays import Axis, IntTuple, dense, ndarray_of, unbroadcast
-from .core import Zero, tuple_part
+from .cotangents import Zero, tuple_part
+from .facts import reads_shape_only
 from .numpy import _finish, linear
 
 
+@reads_shape_only(1)
 @linear
 def transpose_ct(d: Any, x: Any, axes: Sequence[int] | None = None) -> Any:
     """Cotangent of `x` in `np.transpose(x, axes)`: transpose back by the inverse permutation."""
@@ -23,12 +25,14 @@ def transpose_ct(d: Any, x: Any, axes: Sequence[int] | None = None) -> Any:
     return np.transpose(d, np.argsort([a % d.ndim for a in axes]))
 
 
+@reads_shape_only(1)
 @linear
 def reshape_ct(d: Any, x: Any) -> Any:
     """Cotangent of `x` in `np.reshape(x, ...)` (also ravel/flatten/squeeze/expand_dims)."""
     return _finish(ndarray_of(d).reshape(np.shape(x)), x)
 
 
+@reads_shape_only(1)
 @linear
 def concatenate_ct(d: Any, xs: Sequence[Any], axis: int | None = 0) -> Any:
     """Cotangent of the sequence `xs` in `np.concatenate(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from . import core as runtime
+from . import sequences
 from .arrays import LAZY, Scatter, dense, float_dtype, index_ct, ndarray_of, unbroadcast
-from .core import Zero
+from .cotangents import Zero
 
 ABSENT = object()  # a dict key that was not there
 
@@ -156,7 +156,7 @@ def store_ct(d: Any, y: Any, key: Any, value: Any) -> tuple[Any, None, Any]:
     is the cotangent at `key`, the overwritten value's is zero."""
     if isinstance(y, np.ndarray):
         return array_store_ct(d, y, key, value)
-    return runtime.store_ct(d, key)  # a list's or dict's cotangent: a dict {position or key: cotangent}
+    return sequences.store_ct(d, key)  # a list's or dict's cotangent: a dict {position or key: cotangent}
 
 
 # ====================================================================== views (`views.py`)

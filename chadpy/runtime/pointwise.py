@@ -1,0 +1,48 @@
+"""The run-time half of `rules/pointwise.py`: the partial derivatives too long to write inline (a power's,
+`lgamma`'s digamma)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def pow_base_ct(d: float, a: float, b: float) -> float:
+    """Cotangent of a in a ** b."""
+    return 0.0 if b == 0 else d * b * a ** (b - 1)
+
+
+def pow_exponent_ct(d: float, y: float, a: float) -> float:
+    """Cotangent of b in y = a ** b: d * y * log(a); zero at a == 0, undefined (nan) for a < 0."""
+    if a > 0:
+        return d * y * math.log(a)
+    return 0.0 if a == 0 else math.nan
+
+
+def power_base_ct(d: object, a: object, b: object) -> object:
+    """Cotangent of a in np.power(a, b) / `a ** b` on arrays (zero where b == 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.equal(b, 0), 0.0, d * b * np.power(a, b - 1.0))
+
+
+def power_exponent_ct(d: object, y: object, a: object) -> object:
+    """Cotangent of b in y = a ** b on arrays: d * y * log(a); 0 where a == 0, nan where a < 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        safe = np.where(np.greater(a, 0), a, 1.0)
+        return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
+
+
+def digamma(x: float) -> float:
+    """psi(x) = d/dx lgamma(x) (the rules of `math.gamma` and `math.lgamma`): the reflection formula below
+    1/2, the recurrence psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series (error < 1e-14).
+    At a pole (0, -1, -2, ...) gamma itself raises ValueError before this runs."""
+    if x < 0.5:
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    total = 0.0
+    while x < 10.0:
+        total -= 1.0 / x
+        x += 1.0
+    f = 1.0 / (x * x)
+    series = f * (1 / 12 - f * (1 / 120 - f * (1 / 252 - f * (1 / 240 - f * (1 / 132)))))
+    return total + math.log(x) - 0.5 / x - series
