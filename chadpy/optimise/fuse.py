@@ -51,6 +51,7 @@ from ..target.statements import (
     iter_exprs,
     local_names,
     map_exprs,
+    map_statement_exprs,
     names_in,
     rename,
     walk,
@@ -292,11 +293,8 @@ def _without_copies(body: list[Stmt]) -> list[Stmt]:
     if not copies:
         return body
 
-    def substituted(stmts: list[Stmt]) -> list[Stmt]:
-        return [s.map(lambda n: n, lambda e: map_exprs(e, read), substituted) for s in stmts]
-
     copied = [s for s in body if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in copies]
-    return substituted([s for s in body if s not in copied])
+    return map_statement_exprs([s for s in body if s not in copied], lambda e: map_exprs(e, read))
 
 
 def _is_one(e: Expr) -> bool:

@@ -40,6 +40,7 @@ from ..target.statements import (
     iter_exprs,
     local_names,
     map_exprs,
+    map_statement_exprs,
     mentioned,
     rename,
     replace,
@@ -270,7 +271,4 @@ def _read_stand_ins(stmts: list[Stmt], stand_in: dict[str, str]) -> list[Stmt]:
             return CallX(e.func, args)
         return e
 
-    def mapped(body: list[Stmt]) -> list[Stmt]:
-        return [s.map(lambda n: n, lambda e: map_exprs(e, read), mapped) for s in body]
-
-    return mapped(stmts)
+    return map_statement_exprs(stmts, lambda e: map_exprs(e, read))

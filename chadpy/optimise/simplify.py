@@ -48,16 +48,16 @@ from ..target.statements import (
     Record,
     Replay,
     Stmt,
-    bodies,
     count_statements,
     expr_names,
+    in_defs,
     iter_exprs,
     mentioned,
     names_in,
+    nested,
     rename,
     replace,
     walk,
-    with_bodies,
 )
 from .collect import collect
 from .fuse import fuse
@@ -76,7 +76,7 @@ class Optimising:
 
     def in_backpropagators(self, rewrite: Callable[[list[Stmt]], list[Stmt]]) -> None:
         """Rewrite the bodies of the backpropagators (never primal code)."""
-        self.fn = replace(self.fn, body=_in_defs(self.fn.body, rewrite))
+        self.fn = replace(self.fn, body=in_defs(self.fn.body, rewrite))
 
 
 def hoist(o: Optimising) -> None:
@@ -164,23 +164,6 @@ def simplify(fn: Def, types: dict[str, VType] | None = None) -> Def:
     return o.fn
 
 
-def _in_defs(stmts: list[Stmt], fn) -> list[Stmt]:
-    """Apply a pass to the bodies of the backpropagators (never to primal code)."""
-    out = []
-    for s in stmts:
-        if isinstance(s, Def):
-            s = replace(s, body=fn(s.body))
-        elif bodies(s):
-            s = with_bodies(s, [_in_defs(b, fn) for b in bodies(s)])
-        out.append(s)
-    return out
-
-
-def _nested(s: Stmt, fn) -> Stmt:
-    """s with `fn` applied to each statement list nested in it."""
-    return with_bodies(s, [fn(b) for b in bodies(s)]) if bodies(s) else s
-
-
 # ------------------------------------------------------------------ 1. hoisting
 
 
@@ -188,7 +171,7 @@ def hoist_case_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
     out: list[Stmt] = []
     for s in stmts:
         if not isinstance(s, If):
-            out.append(_nested(s, hoist_case_backpropagators))
+            out.append(nested(s, hoist_case_backpropagators))
             continue
         body = hoist_case_backpropagators(s.body)
         orelse = hoist_case_backpropagators(s.orelse)
@@ -246,7 +229,7 @@ def inline_backpropagators(stmts: list[Stmt]) -> list[Stmt]:
             elif isinstance(s, Def) and s.name in inlinable:
                 continue
             else:
-                out.append(_nested(s, expand))
+                out.append(nested(s, expand))
         return out
 
     return expand(stmts)
@@ -272,7 +255,7 @@ def localize_accumulator(run: Def) -> Def:
             elif isinstance(s, AccPop):
                 continue  # the local already holds the total
             else:
-                out.append(_nested(s, convert))
+                out.append(nested(s, convert))
         return out
 
     return replace(run, body=convert(run.body))
@@ -282,7 +265,7 @@ def localize_accumulator(run: Def) -> Def:
 
 
 def propagate_zeros(stmts: list[Stmt]) -> list[Stmt]:
-    out = [_nested(s, propagate_zeros) for s in stmts]
+    out = [nested(s, propagate_zeros) for s in stmts]
     mentions: dict[str, list[int]] = {}  # name -> the statements mentioning it, in order
     for k, s in enumerate(out):
         for name in mentioned(s):
@@ -336,7 +319,7 @@ def propagate_copies(stmts: list[Stmt], slots: frozenset[str] = frozenset()) -> 
             mapping[v] = mapping[mapping[v]]
 
     def drop(body: list[Stmt]) -> list[Stmt]:
-        return [_nested(s, drop) for s in body if id(s) not in copies]
+        return [nested(s, drop) for s in body if id(s) not in copies]
 
     return rename(drop(stmts), mapping)
 
@@ -366,7 +349,7 @@ def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
             continue
         if isinstance(s, Assign) and not (set(s.targets) & read) and _pure(s.value):
             continue
-        out.append(_nested(s, lambda b: _drop_unread(b, read)))
+        out.append(nested(s, lambda b: _drop_unread(b, read)))
     return out
 
 

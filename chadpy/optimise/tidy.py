@@ -29,7 +29,21 @@ from ..ir.types import INT, Arr, Float, VType
 from ..runtime import arrays, cotangents
 from ..runtime import numpy as array_rules
 from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
-from ..target.statements import Accum, Assign, Def, If, Replay, Stmt, expr_names, iter_exprs, map_exprs, replace, walk
+from ..target.statements import (
+    Accum,
+    Assign,
+    Def,
+    If,
+    Replay,
+    Stmt,
+    expr_names,
+    iter_exprs,
+    lists_bottom_up,
+    map_exprs,
+    map_statement_exprs,
+    replace,
+    walk,
+)
 
 
 def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
@@ -37,15 +51,6 @@ def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
     if types and any(isinstance(t, Arr) for t in types.values()):  # 3 and 4 are about arrays only
         stmts = merge_one_hots(same_shapes(stmts, types), types)
     return stmts[0]
-
-
-def _in_lists(stmts: list[Stmt], fn) -> list[Stmt]:
-    """`fn` applied to this list and to every list nested in it, innermost first."""
-    return fn([s.map(_same, _same, lambda body: _in_lists(body, fn)) for s in stmts])
-
-
-def _same(x):
-    return x
 
 
 # ------------------------------------------------------------------ 1. empty branches
@@ -62,7 +67,7 @@ def empty_branches(stmts: list[Stmt]) -> list[Stmt]:
             out.append(s)
         return out
 
-    return _in_lists(stmts, drop)
+    return lists_bottom_up(stmts, drop)
 
 
 def _pure(e: Expr) -> bool:
@@ -76,7 +81,7 @@ def accumulate(stmts: list[Stmt]) -> list[Stmt]:
     def lower(body: list[Stmt]) -> list[Stmt]:
         return [_add(s) if isinstance(s, Accum) and not s.real else s for s in body]
 
-    return _in_lists(stmts, lower)
+    return lists_bottom_up(stmts, lower)
 
 
 def _add(s: Accum) -> Stmt:
@@ -164,11 +169,7 @@ class _Shapes:
 
 def same_shapes(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
     shapes = _Shapes(stmts, types)
-    return _map_exprs_in(stmts, lambda e: map_exprs(e, shapes.simpler))
-
-
-def _map_exprs_in(stmts: list[Stmt], fn) -> list[Stmt]:
-    return [s.map(_same, fn, lambda body: _map_exprs_in(body, fn)) for s in stmts]
+    return map_statement_exprs(stmts, lambda e: map_exprs(e, shapes.simpler))
 
 
 # ------------------------------------------------------------------ 4. one-hots to one element
@@ -210,7 +211,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
             out.append(s)
         return [s for s in out if s is not None]
 
-    return _in_lists(stmts, merge)
+    return lists_bottom_up(stmts, merge)
 
 
 # ------------------------------------------------------------------ 5. parts of a literal
@@ -242,7 +243,7 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
     def drop(body: list[Stmt]) -> list[Stmt]:
         return [s for s in body if not (isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in literals)]
 
-    return _in_lists(_map_exprs_in(stmts, lambda e: map_exprs(e, read)), drop)
+    return lists_bottom_up(map_statement_exprs(stmts, lambda e: map_exprs(e, read)), drop)
 
 
 def _part_of(e: Expr, literals: dict[str, dict]) -> bool:

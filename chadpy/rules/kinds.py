@@ -204,5 +204,3 @@ def reranked(
         return scalar(kind, True) if rank == 0 else arr(rank, kind, True)
 
     return rule
-
-

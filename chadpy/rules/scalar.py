@@ -57,7 +57,6 @@ def round_builtin_kind(types: list[VType], consts: list[object]) -> VType:
     return INT if len(types) == 1 or types[1] == NONE else types[0]
 
 
-
 def _scalar(formula: object) -> object:
     """A `pointwise.py` formula, spelled for numbers."""
     return functools.partial(formula, MATH)

@@ -56,7 +56,6 @@ def sum_builtin_kind(types: list[VType], consts: list[object]) -> VType:
     return t
 
 
-
 def _concat_type(types: list[VType], consts: list[object]) -> VType:
     a, b = types
     if isinstance(a, Tup) and isinstance(b, Tup):

@@ -353,6 +353,35 @@ def _same(x):
     return x
 
 
+def nested(s: Stmt, fn: Callable[[list[Stmt]], list[Stmt]]) -> Stmt:
+    """s with `fn` applied to each statement list nested directly in it."""
+    return with_bodies(s, [fn(b) for b in s.bodies()]) if s.bodies() else s
+
+
+def lists_bottom_up(stmts: list[Stmt], fn: Callable[[list[Stmt]], list[Stmt]]) -> list[Stmt]:
+    """`fn` applied to this list and to every list nested in it, innermost first."""
+    return fn([s.map(_same, _same, lambda body: lists_bottom_up(body, fn)) for s in stmts])
+
+
+def in_defs(stmts: list[Stmt], fn: Callable[[list[Stmt]], list[Stmt]]) -> list[Stmt]:
+    """`fn` applied to the body of each function defined in these statements (in their branches and
+    loops too, not inside another function): the backpropagators, never the primal code."""
+    out = []
+    for s in stmts:
+        if isinstance(s, Def):
+            s = replace(s, body=fn(s.body))
+        elif s.bodies():
+            s = with_bodies(s, [in_defs(b, fn) for b in s.bodies()])
+        out.append(s)
+    return out
+
+
+def map_statement_exprs(stmts: list[Stmt], fn: Callable[[Expr], Expr]) -> list[Stmt]:
+    """Each statement's expressions (whole: `map_exprs` reaches their parts) replaced by `fn`, in nested
+    lists too; names and binders unchanged."""
+    return [s.map(_same, fn, lambda body: map_statement_exprs(body, fn)) for s in stmts]
+
+
 def walk(stmts: list[Stmt]) -> Iterator[Stmt]:
     """Every statement, and every statement nested in one, in order."""
     for s in stmts:
