@@ -21,7 +21,7 @@ import gast
 
 from .backend.build import Derivative, Generated, load
 from .backend.codegen import generate
-from .backend.lift import lift, name_apart
+from .backend.lift import lift_backpropagators, name_apart
 from .chad.returned_vectors import return_environment_vectors
 from .chad.stages import Stage
 from .chad.transform import chad_spec
@@ -62,7 +62,7 @@ class Pass:
 
 
 @dataclass
-class Function:
+class FrontEndFunction:
     """One function in the front end: its source tree until it is lowered, then its core IR."""
 
     fn: types.FunctionType
@@ -71,42 +71,42 @@ class Function:
     lowered: ir.Function | None = None
 
 
-def read(f: Function) -> None:
+def read(f: FrontEndFunction) -> None:
     """Read the function's source (its own code object's) and parse it with gast."""
     f.parsed = parse_function(f.fn)
 
 
-def fence_(f: Function) -> None:
+def fence_(f: FrontEndFunction) -> None:
     """Reject the constructs outside the language before any other work, naming the line."""
     fence(f.parsed)
 
 
-def with_blocks(f: Function) -> None:
+def with_blocks(f: FrontEndFunction) -> None:
     """`with cm as v: body` is `__enter__`, the body, `__exit__`."""
     blocks.with_blocks(f.parsed)
 
 
-def element_assignments(f: Function) -> None:
+def element_assignments(f: FrontEndFunction) -> None:
     """`x[k] = v` and `x[k] op= v` are the updates they mean (`x.__setitem__(k, ...)`)."""
     assignments.element_assignments(f.parsed)
 
 
-def follow_copies(f: Function) -> None:
+def follow_copies(f: FrontEndFunction) -> None:
     """After `b = a`, reads of `b` are reads of the object `a` names."""
     copies.follow_copies(f.parsed)
 
 
-def follow_views(f: Function) -> None:
+def follow_views(f: FrontEndFunction) -> None:
     """A write through a view is given back to its base before a name that missed it is read."""
     views.follow_views(f.parsed)
 
 
-def lower(f: Function) -> None:
+def lower(f: FrontEndFunction) -> None:
     """Lower the tree to the core IR: A-normal form, SSA names, control flow, desugaring, closures."""
     f.lowered = Lowerer(f.parsed, f.watch).function()
 
 
-def verify_(f: Function) -> None:
+def verify_(f: FrontEndFunction) -> None:
     """Check the IR's invariants (single assignment, atoms as operands, scoping): a failure is chadpy's."""
     verify(f.lowered)
 
@@ -123,9 +123,9 @@ FRONT_END = (
 )
 
 
-def front_end(fn: types.FunctionType, watch: Watch, until: str | None = None) -> Function:
+def front_end(fn: types.FunctionType, watch: Watch, until: str | None = None) -> FrontEndFunction:
     """`fn` through the front end (up to and including the pass `until`)."""
-    f = Function(fn, watch)
+    f = FrontEndFunction(fn, watch)
     for p in FRONT_END:
         p.run(f)
         if p.name == until:
@@ -196,7 +196,7 @@ def _optimiser_pass(run: Callable[[simplify.Optimising], None]) -> Callable[[Com
 def lift_(c: Compilation) -> None:
     """Each backpropagator becomes a module-level function of the values it reads (no closures)."""
     module = {n for s in c.specs for n in (s.name, s.backward)}
-    c.defs = [f for d, s in zip(c.defs, c.specs) for f in lift(d, s.backward, module)]
+    c.defs = [f for d, s in zip(c.defs, c.specs) for f in lift_backpropagators(d, s.backward, module)]
 
 
 def codegen(c: Compilation) -> None:

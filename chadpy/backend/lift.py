@@ -55,7 +55,7 @@ def name_apart(specs: list[Spec]) -> None:
         taken |= names
 
 
-def lift(fn: Def, backward: str, module: set[str]) -> tuple[Def, Def]:
+def lift_backpropagators(fn: Def, backward: str, module: set[str]) -> tuple[Def, Def]:
     """`def f_chad(..): ..; def bp(d): ..; return (r, bp)` (CHAD's form) as
     `def f_chad(..): ..; return (r, saved)` and `def f_bp(saved, d): .. = saved; ..`
     (`module`: the names of the module's functions, which it reads as they are)."""

@@ -22,7 +22,7 @@ from ..target.statements import Assign, Def, Stmt, unpack
 from .context import Rules
 
 
-def call(c: Rules, e: ir.Call, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
+def user_call(c: Rules, e: ir.Call, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
     """D[g(a1..an)]: g's own CHAD form; its backpropagator returns the arguments' cotangents. `e` is
     the call `let` makes (a method call resolved to the function it calls)."""
     target = let.target

@@ -36,7 +36,7 @@ from ..target.statements import (
 from .context import Rules
 
 
-def loop(c: Rules, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
+def transform_loop(c: Rules, e: ir.Loop, target: str | tuple[str, ...], depth: int, bp: str | None) -> list[Stmt]:
     """D[fold] (Section 7): run the iterations forward, recording each one's primal values on a
     tape; the backpropagator replays the tape newest first, running one iteration's
     backpropagator per record (iteratively: no recursion, whatever the trip count)."""

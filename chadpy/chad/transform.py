@@ -256,7 +256,7 @@ class Chad:
             case ir.MakeTuple() | ir.MakeRecord() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
                 rule = self.pair
             case ir.MethodCall() | ir.Field() | ir.Apply() if id(e) in self.spec.methods:
-                return calls.call(self, self.spec.methods[id(e)], let, depth, bp)  # the call it makes here
+                return calls.user_call(self, self.spec.methods[id(e)], let, depth, bp)  # the call it makes here
             case ir.Proj() | ir.Index() | ir.Slice() | ir.Field() | ir.EnvRead():
                 rule = self.projection
             case ir.Case():
@@ -264,9 +264,9 @@ class Chad:
             case ir.Prim():
                 rule = self.operation
             case ir.ForLoop() | ir.WhileLoop():
-                return loops.loop(self, e, target, depth, bp)
+                return loops.transform_loop(self, e, target, depth, bp)
             case ir.Call():
-                return calls.call(self, e, let, depth, bp)
+                return calls.user_call(self, e, let, depth, bp)
             case ir.Apply():
                 return calls.apply(self, e, let, depth, bp)
             case _:

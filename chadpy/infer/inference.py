@@ -189,7 +189,7 @@ class Program:
         for s in reachable:  # BOTTOM left over only on paths that never return
             s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = OBJECT if s.result is BOTTOM else s.result
-            ownership.check(s, self.callee_of)
+            ownership.check_ownership(s, self.callee_of)
         return reachable
 
 
@@ -250,7 +250,7 @@ class _Infer:
             receiver = self.atom(e.receiver)
             if receiver is BOTTOM or receiver == NONE and not self.strict:
                 return BOTTOM  # not known yet (None: perhaps only so far, an optional value)
-            return self.resolved(e, objects.method_call(e, receiver))
+            return self.resolved(e, objects.call_of_method(e, receiver))
         if isinstance(e, ir.MakeRecord):
             values = tuple(self.atom(a) for a in e.values)
             if is_namedtuple(e.cls):

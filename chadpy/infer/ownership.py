@@ -43,7 +43,7 @@ UsedAfter = Callable[[str], bool]  # whether a variable is read after the curren
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
 
 
-def check(spec: object, callee: Callee) -> None:
+def check_ownership(spec: object, callee: Callee) -> None:
     """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
     _Owners(spec, callee, strict=True).function()
 

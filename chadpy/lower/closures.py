@@ -49,7 +49,7 @@ from .context import Lowering
 
 
 @dataclass
-class Closure:
+class ClosureMade:
     """A function value the lowerer made: the values it captured, and every variable of the
     enclosing function it reads when it runs (through the function values it captured too)."""
 
@@ -79,7 +79,7 @@ class Closure:
 
 
 @dataclass(eq=False)
-class Def:
+class LateDef:
     """A nested function's code, lifted where Python makes it, with its defaults' values
     (evaluated there); `make` makes its value from the variables' current values."""
 
@@ -99,14 +99,14 @@ class Def:
         for v in self.code.captured:
             atom = outer_value(lw, env, v)
             info = lw.closures.get(atom.name) if isinstance(atom, ir.Var) else None
-            if atom is None or isinstance(info, Def):
+            if atom is None or isinstance(info, LateDef):
                 return False
             deps |= {v} | (set(info.deps) if info is not None else set())
         return not deps & lw.later.get(id(self.node), set())
 
     def make(
         self, lw: Lowering, env: dict, lets: list, node: gast.AST | None, use: str, making: tuple = ()
-    ) -> tuple[ir.MakeClosure, Closure]:
+    ) -> tuple[ir.MakeClosure, ClosureMade]:
         """Its value, made from the values current here. `use`: "call" (called or passed to a call
         here), "value" (kept: nothing it reads may change after `node`), "def" (where Python makes it)."""
         captured: dict[str, ir.Atom] = {}
@@ -116,7 +116,7 @@ class Def:
             if atom is None:
                 raise _unassigned_error(lw, self.label, v, use, node)
             info = lw.closures.get(atom.name) if isinstance(atom, ir.Var) else None
-            if isinstance(info, Def):  # a late function it calls: made here too
+            if isinstance(info, LateDef):  # a late function it calls: made here too
                 if info in making or info is self:
                     raise lw.error(
                         UnsupportedSyntax,
@@ -126,10 +126,10 @@ class Def:
                     )
                 made, info = info.make(lw, env, lets, node, use, (*making, self))
                 atom = _let_made(lw, made, info, lets)
-            elif isinstance(info, Closure):
+            elif isinstance(info, ClosureMade):
                 info.check(lw, env, "call", node)
             captured[v] = deps[v] = atom
-            deps.update(info.deps if isinstance(info, Closure) else {})
+            deps.update(info.deps if isinstance(info, ClosureMade) else {})
         after = lw.later.get(id(node), lw.locals) if node is not None else lw.locals
         changing = sorted(set(deps) & after) + ([self.code.name] if self.own_changing else [])
         if changing and use == "value":
@@ -137,7 +137,7 @@ class Def:
         if changing:
             self.code.transient = True  # passed to a call: it must not outlive it
         made = ir.MakeClosure(self.code, list(captured.values()) + self.defaults)
-        return made, Closure(self.code, captured, deps, [self.code.name] if self.own_changing else [])
+        return made, ClosureMade(self.code, captured, deps, [self.code.name] if self.own_changing else [])
 
 
 def outer_value(lw: Lowering, env: dict, v: str) -> ir.Atom | None:
@@ -179,7 +179,9 @@ def _unassigned_error(lw: Lowering, label: str, v: str, use: str, node: gast.AST
     )
 
 
-def define(lw: Lowering, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list, label: str, named: bool) -> Def:
+def define(
+    lw: Lowering, node: gast.FunctionDef | gast.Lambda, env: dict, lets: list, label: str, named: bool
+) -> LateDef:
     """A nested `def` or `lambda` (named `label` in generated code) where Python makes it: its
     closed code and its defaults' values."""
     label = node.name if isinstance(node, gast.FunctionDef) else label
@@ -198,15 +200,15 @@ def define(lw: Lowering, node: gast.FunctionDef | gast.Lambda, env: dict, lets: 
         defaults=tuple(params[len(params) - len(defaults) :]),
     )
     recursive = own_name if own_name in free else None
-    lift(lw.nested(node), code, recursive)
+    lift_nested(lw.nested(node), code, recursive)
     own_changing = recursive is not None and recursive in lw.later.get(id(node), set())
     code.transient = own_changing
-    return Def(code, node, defaults, own_changing, named)
+    return LateDef(code, node, defaults, own_changing, named)
 
 
 def make_closure(
     lw: Lowering, node: gast.Lambda, env: dict, lets: list, use: str = "value"
-) -> tuple[ir.MakeClosure, Closure]:
+) -> tuple[ir.MakeClosure, ClosureMade]:
     """A lambda written where it is used (kept, or passed to a call), made there."""
     return define(lw, node, env, lets, "lambda", named=False).make(lw, env, lets, node, use)
 
@@ -231,7 +233,7 @@ def current(lw: Lowering, env: dict, name: str, lets: list, node: gast.AST | Non
     function is made here; a function value made before is checked."""
     value = env[name]
     info = lw.closures.get(value.name) if isinstance(value, ir.Var) else None
-    if isinstance(info, Def):
+    if isinstance(info, LateDef):
         made, closure = info.make(lw, env, lets, node, use)
         value = _let_made(lw, made, closure, lets)
     elif info is not None:
@@ -239,7 +241,7 @@ def current(lw: Lowering, env: dict, name: str, lets: list, node: gast.AST | Non
     return value
 
 
-def _let_made(lw: Lowering, made: ir.MakeClosure, info: Closure, lets: list) -> ir.Var:
+def _let_made(lw: Lowering, made: ir.MakeClosure, info: ClosureMade, lets: list) -> ir.Var:
     """Bind a late function's value made here, under its own name where it is free."""
     name = lw.bind(info.label, {})
     lets.append(ir.Let(name, made, lw.loc))
@@ -253,7 +255,7 @@ def expand(lw: Lowering, names: set[str]) -> set[str]:
     return names.union(*(reads[n] for n in names if n in reads))
 
 
-def lift(lw: Lowering, code: ir.Function, own_name: str | None) -> None:
+def lift_nested(lw: Lowering, code: ir.Function, own_name: str | None) -> None:
     """Fill in `code`, the closed form of this nested function (Appendix C's closure
     conversion): its first parameter is the tuple of the values it captured (its
     `code.captured`, then the defaults of its `code.defaults`), unpacked on entry."""

@@ -37,7 +37,7 @@ class Lowering(Protocol):
     locals: set[str]  # the names it assigns, and its parameters
     later: dict[int, set[str]]  # per function made (by id of its node): the names assigned after it
     function_reads: dict[str, set[str]]  # what calling each function named here reads
-    closures: dict[str, Any]  # SSA name -> the `closures.Closure` or `closures.Def` it holds
+    closures: dict[str, Any]  # SSA name -> the `closures.ClosureMade` or `closures.LateDef` it holds
     hidden: dict[str, ir.Atom | None]  # the variables comprehension variables hide, while lowered
     counters: set[str]  # SSA names of `for` counters over a range that starts at 0 or above
     loops: list[Any]  # the `control.LoopExits` of the loops being lowered, innermost last

@@ -44,7 +44,7 @@ class LoopExits:
         return ir.Block(lets, ir.Var(t))
 
 
-def loop(
+def lower_loop(
     lw: Lowering,
     stmt: gast.For | gast.While,
     env: dict,

@@ -57,7 +57,7 @@ COMPARISONS = {
 }
 
 
-def call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr | None:
+def loop_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr | None:
     """The loop a call of `fn` is, lowered; None if `fn` is not one of the constructs above."""
     if fn is REDUCE:
         return reduce(lw, node, env, lets)
@@ -103,7 +103,7 @@ def comprehension(
     env[acc] = ir.Var(start)
     loc, hidden = lw.loc, lw.hidden
     lw.hidden = {**{t: env.get(t) for t in targets}, **hidden}  # what a function named outside reads
-    control.loop(lw, body[0], env, lets, {acc}, iteration(lw, body[0], env, lets))
+    control.lower_loop(lw, body[0], env, lets, {acc}, iteration(lw, body[0], env, lets))
     lw.loc, lw.hidden = loc, hidden
     result = env.pop(acc)
     for t in targets:  # comprehension variables do not leak (Python 3)
@@ -137,7 +137,7 @@ def reduce(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Atom:
 
     env[acc] = first
     loc = lw.loc
-    control.loop(lw, loop, env, lets, {acc}, (seq, bind_item))
+    control.lower_loop(lw, loop, env, lets, {acc}, (seq, bind_item))
     lw.loc = loc
     env.pop(item, None)
     return env.pop(acc)

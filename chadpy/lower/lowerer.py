@@ -75,7 +75,9 @@ class Lowerer:
         self.function_reads = scope.function_reads(body) if makes_functions else {}
         self.hidden: dict[str, ir.Atom | None] = {}  # the variables comprehension variables hide, while lowered
         self.resolver = Resolver(parsed, watch, self.locals)
-        self.closures: dict[str, closures.Closure | closures.Def] = {}  # SSA name -> the function (value) it holds
+        self.closures: dict[
+            str, closures.ClosureMade | closures.LateDef
+        ] = {}  # SSA name -> the function (value) it holds
         self.loc = parsed.loc(self.node)
         self.bound: set[str] = set()  # user names already used as an SSA name
         self.counters: set[str] = set()  # SSA names of `for` counters over a range that starts at 0 or above
@@ -139,7 +141,7 @@ class Lowerer:
                 continue
             if isinstance(stmt, (gast.For, gast.While)):
                 iteration = desugar.iteration(self, stmt, env, lets) if isinstance(stmt, gast.For) else None
-                returned = control.loop(self, stmt, env, lets, self.live(rest, live_out), iteration)
+                returned = control.lower_loop(self, stmt, env, lets, self.live(rest, live_out), iteration)
                 if returned is not None:  # a `return` inside the loop: leave here too if it ran
                     status, retval = returned
                     loc = self.parsed.loc(stmt)
@@ -344,7 +346,7 @@ class Lowerer:
             if scope.updated(node):  # `xs.pop()`, `d.setdefault(k, v)`: an update, and what it returns
                 return updates.update(self, node, env, lets)
             if func.attr in METHODS:  # a NumPy method, a list's or a dict's
-                return resolve.method_call(self, node, env, lets)
+                return resolve.numpy_method_call(self, node, env, lets)
             return objects.method(self, node, env, lets)  # a method of the value's class
         outside = self.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
         if outside is not None and is_record(outside[1]) and func.attr not in METHODS:
@@ -356,7 +358,7 @@ class Lowerer:
         path, fn = self.resolver.callee(func, env)
         if isinstance(fn, functools.partial):
             node, fn = resolve.partial_call(self, fn, path, node, env)
-        loop = desugar.call(self, fn, path, node, env, lets)
+        loop = desugar.loop_call(self, fn, path, node, env, lets)
         if loop is not None:
             return loop
         if fn in (builtins.max, builtins.min) and len(node.args) == 1 and not node.keywords:

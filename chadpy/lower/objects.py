@@ -9,7 +9,7 @@ like a tuple whose components have names, so CHAD needs nothing new for it:
   record's cotangent into v's and the rest;
 - `obj.m(x)` is a call of the function the method is, `type(obj).m(obj, x)`: which
   one is known per specialisation, from the record's class (`MethodCall`, resolved
-  by `method_call` below during inference); a property read is a call of its
+  by `call_of_method` below during inference); a property read is a call of its
   getter, calling an object is a call of its `__call__`, a static method takes no
   receiver and a class method its class;
 - `C(a, b)` is a call of the constructor `C.__init__` read as a function that makes
@@ -126,7 +126,7 @@ def constructor_function(code: Constructor, lowerer: type[Lowering], watch: obje
 # ---------------------------------------------------------------- inference: what a method call is
 
 
-def method_call(e: ir.MethodCall, receiver: VType) -> ir.Call:
+def call_of_method(e: ir.MethodCall, receiver: VType) -> ir.Call:
     """The call `receiver.name(args)` makes, for a receiver of this type (an object, or a class:
     `cls.make(v)` in a class method)."""
     if not isinstance(receiver, (Rec, Class)):

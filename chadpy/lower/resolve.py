@@ -35,7 +35,7 @@ FRAME_READERS = (eval, exec, compile, globals, locals, vars)
 # ---------------------------------------------------------------- calls, by what the callee is
 
 
-def method_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
+def numpy_method_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """`x.sum(axis=0)`, `x.reshape(2, 3)`, `d.values()`: the function the method is."""
     method = node.func.attr
     if method in UPDATING:
@@ -80,7 +80,7 @@ def data_method_call(lw: Lowering, data: tuple[str, object], node: gast.Call, en
     """A method of outside `data` (its path and value): `X.sum()` of an array is the NumPy function it
     is; any other (`rs.randn(3)` of a `RandomState`) is run as it is, a data call."""
     if node.func.attr in METHODS:
-        return method_call(lw, node, env, lets)
+        return numpy_method_call(lw, node, env, lets)
     path, value = data
     if not hasattr(value, node.func.attr):
         raise lw.error(ChadError, f"`{path}` has no attribute `{node.func.attr}`", node.func)

@@ -241,19 +241,21 @@ def _live(body: list[Stmt], kept: set[str]) -> list[Stmt]:
         reads = set(kept)
         for s in walk(body):
             reads |= (names_in(s.exprs()) | set(s.reads())) - {_added(s)}
-        out = _drop_unread(body, reads)
+        out = _without_unread(body, reads)
         if count_statements(out) == count_statements(body):
             return out
         body = out
 
 
-def _drop_unread(body: list[Stmt], reads: set[str]) -> list[Stmt]:
+def _without_unread(body: list[Stmt], reads: set[str]) -> list[Stmt]:
     out: list[Stmt] = []
     for s in body:
         if isinstance(s, (Assign, Accum)) and not set(s.binds()) & reads:
             continue
         if isinstance(s, If):
-            s = If(s.test, _drop_unread(s.body, reads), _drop_unread(s.orelse, reads), comment=s.comment, loc=s.loc)
+            s = If(
+                s.test, _without_unread(s.body, reads), _without_unread(s.orelse, reads), comment=s.comment, loc=s.loc
+            )
             if not s.body and not s.orelse:
                 continue
         out.append(s)

@@ -337,7 +337,7 @@ def remove_dead_cotangents(stmts: list[Stmt]) -> list[Stmt]:
         stmts = new
 
 
-def _pure(e: object) -> bool:
+def _calls_no_backpropagator(e: object) -> bool:
     """No call of a backpropagator or pullback (those are the only calls with effects here)."""
     return not any(isinstance(x, CallX) and isinstance(x.func, Name) for x in iter_exprs(e))
 
@@ -345,9 +345,9 @@ def _pure(e: object) -> bool:
 def _drop_unread(stmts: list[Stmt], read: set[str]) -> list[Stmt]:
     out = []
     for s in stmts:
-        if isinstance(s, Accum) and s.name not in read and _pure(s.value):
+        if isinstance(s, Accum) and s.name not in read and _calls_no_backpropagator(s.value):
             continue
-        if isinstance(s, Assign) and not (set(s.targets) & read) and _pure(s.value):
+        if isinstance(s, Assign) and not (set(s.targets) & read) and _calls_no_backpropagator(s.value):
             continue
         out.append(nested(s, lambda b: _drop_unread(b, read)))
     return out

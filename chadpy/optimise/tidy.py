@@ -60,7 +60,7 @@ def empty_branches(stmts: list[Stmt]) -> list[Stmt]:
     def drop(body: list[Stmt]) -> list[Stmt]:
         out: list[Stmt] = []
         for s in body:
-            if isinstance(s, If) and not s.body and _pure(s.test):
+            if isinstance(s, If) and not s.body and _calls_nothing(s.test):
                 if not s.orelse:
                     continue
                 s = If(UnaryOp("not", s.test), s.orelse, [], comment=s.comment, loc=s.loc)
@@ -70,7 +70,7 @@ def empty_branches(stmts: list[Stmt]) -> list[Stmt]:
     return lists_bottom_up(stmts, drop)
 
 
-def _pure(e: Expr) -> bool:
+def _calls_nothing(e: Expr) -> bool:
     return not any(isinstance(x, CallX) for x in iter_exprs(e))
 
 

@@ -40,7 +40,7 @@ def parts(d: Any, n: int) -> list[np.ndarray | None]:
     return [None if d.get(k, Zero) is Zero else ndarray_of(d[k]) for k in range(n)]
 
 
-def _finish(g: np.ndarray, x: Any) -> Any:
+def _summed_to(g: np.ndarray, x: Any) -> Any:
     """g as the cotangent of x, summed over batch axes x was broadcast along."""
     g = unbroadcast(g, x)
     return g if isinstance(x, np.ndarray) else python_scalar(g)
@@ -74,14 +74,14 @@ def solve_ct_a(d: Any, x: Any, a: Any, b: Any) -> Any:
     g = _solve_ct(d, a, b)
     x = np.asarray(x)
     if np.ndim(b) == 1:
-        return _finish(-g[..., :, None] * x[..., None, :], a)
-    return _finish(-(g @ _mT(x)), a)
+        return _summed_to(-g[..., :, None] * x[..., None, :], a)
+    return _summed_to(-(g @ _mT(x)), a)
 
 
 @linear
 def solve_ct_b(d: Any, x: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `x = np.linalg.solve(a, b)`: solve(a.T, d)."""
-    return _finish(_solve_ct(d, a, b), b)
+    return _summed_to(_solve_ct(d, a, b), b)
 
 
 def _solve_ct(d: Any, a: Any, b: Any) -> np.ndarray:
@@ -249,7 +249,7 @@ def kron_ct(d: Any, a: Any, b: Any, which: int) -> Any:
         g = np.tensordot(d4, bp, axes=(list(range(nd, 2 * nd)), list(range(nd))))
     else:
         g = np.tensordot(ap, d4, axes=(list(range(nd)), list(range(nd))))
-    return _finish(g.reshape(np.shape((a, b)[which])), (a, b)[which])
+    return _summed_to(g.reshape(np.shape((a, b)[which])), (a, b)[which])
 
 
 def _tensordot_axes(axes: Any, na: int, nb: int) -> tuple[list[int], list[int]]:
@@ -271,9 +271,9 @@ def tensordot_ct(d: Any, a: Any, b: Any, axes: Any, which: int) -> Any:
     free_b = [k for k in range(b.ndim) if k not in xb]
     if which == 0:  # d's trailing axes against b's free ones: left with free_a, then b's contracted axes in order
         g = np.tensordot(d, b, axes=(list(range(len(free_a), d.ndim)), free_b))
-        return _finish(np.transpose(g, np.argsort(free_a + [xa[xb.index(j)] for j in sorted(xb)])), a)
+        return _summed_to(np.transpose(g, np.argsort(free_a + [xa[xb.index(j)] for j in sorted(xb)])), a)
     g = np.tensordot(a, d, axes=(free_a, list(range(len(free_a)))))  # a's contracted axes in order, then free_b
-    return _finish(np.transpose(g, np.argsort([xb[xa.index(i)] for i in sorted(xa)] + free_b)), b)
+    return _summed_to(np.transpose(g, np.argsort([xb[xa.index(i)] for i in sorted(xa)] + free_b)), b)
 
 
 @linear
@@ -281,7 +281,7 @@ def inner_ct(d: Any, a: Any, b: Any, which: int) -> Any:
     """Cotangent of an operand of `np.inner(a, b)` (a product when either is a scalar, else the
     tensordot over the last axes)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
-        return _finish(ndarray_of(d) * np.asarray((b, a)[which]), (a, b)[which])
+        return _summed_to(ndarray_of(d) * np.asarray((b, a)[which]), (a, b)[which])
     return tensordot_ct(d, a, b, ([-1], [-1]), which)
 
 
@@ -289,7 +289,7 @@ def inner_ct(d: Any, a: Any, b: Any, which: int) -> Any:
 def vdot_ct(d: Any, a: Any, b: Any, which: int) -> Any:
     """Cotangent of an operand of `np.vdot(a, b)` (real: the sum of the products of the raveled operands)."""
     x = (a, b)[which]
-    return _finish((ndarray_of(d) * np.ravel((b, a)[which])).reshape(np.shape(x)), x)
+    return _summed_to((ndarray_of(d) * np.ravel((b, a)[which])).reshape(np.shape(x)), x)
 
 
 @linear
@@ -300,7 +300,7 @@ def cross_ct(d: Any, a: Any, b: Any, which: int) -> Any:
         raise ChadError("the derivative of `np.cross` is supported for 3-vectors (along the last axis)")
     d = ndarray_of(d)
     g = np.cross(b, d) if which == 0 else np.cross(d, a)
-    return _finish(g, (a, b)[which])
+    return _summed_to(g, (a, b)[which])
 
 
 # ====================================================================== einsum
@@ -350,4 +350,4 @@ def einsum_ct(d: Any, subscripts: str, which: int, *operands: Any) -> Any:
     full = np.zeros(ops[which].shape, np.result_type(ops[which].dtype, g.dtype, np.float64))
     view = np.einsum(f"{mine}->{unique}", full) if len(unique) < len(mine) else full
     view += g
-    return _finish(full, operands[which])
+    return _summed_to(full, operands[which])

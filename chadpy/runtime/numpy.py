@@ -44,7 +44,7 @@ def _t(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
-def _finish(g: Any, x: Any) -> Any:
+def as_cotangent_of(g: Any, x: Any) -> Any:
     """`g` as the cotangent of `x`: an ndarray of x's float dtype for an ndarray primal (a float64 `g`, made
     from a Python float cotangent, is cast back for a float32 x), a Python scalar otherwise."""
     if not isinstance(x, np.ndarray):
@@ -143,13 +143,13 @@ def dot_ct_b(d: Any, a: Any, b: Any) -> Any:
 @linear
 def outer_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.outer(a, b)` (which ravels both operands)."""
-    return _finish((ndarray_of(d) @ np.ravel(b)).reshape(np.shape(a)), a)
+    return as_cotangent_of((ndarray_of(d) @ np.ravel(b)).reshape(np.shape(a)), a)
 
 
 @linear
 def outer_ct_b(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `b` in `np.outer(a, b)`."""
-    return _finish((np.ravel(a) @ ndarray_of(d)).reshape(np.shape(b)), b)
+    return as_cotangent_of((np.ravel(a) @ ndarray_of(d)).reshape(np.shape(b)), b)
 
 
 # ====================================================================== elementwise selections

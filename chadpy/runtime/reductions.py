@@ -12,7 +12,7 @@ import numpy as np
 
 from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of, python_scalar, unbroadcast
 from .facts import reads_shape_only
-from .numpy import _axes, _expand, _finish, linear
+from .numpy import _axes, _expand, as_cotangent_of, linear
 
 
 def _whole_float64(d: Any, x: Any, axis: Axis) -> bool:
@@ -27,7 +27,7 @@ def sum_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     if _whole_float64(d, x, axis):
         return broadcast(d, x.shape)  # the common case, without the conversions below
     xa = np.asarray(x)
-    return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
+    return as_cotangent_of(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims), xa.shape), x)
 
 
 @reads_shape_only(1)
@@ -41,7 +41,7 @@ def mean_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     for a in _axes(axis, xa.ndim):
         count *= xa.shape[a]
     # divide before broadcasting: the division touches the result's size, not x's
-    return _finish(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count, xa.shape), x)
+    return as_cotangent_of(broadcast(_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count, xa.shape), x)
 
 
 def _grouped(x: np.ndarray, axes: IntTuple) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -75,7 +75,9 @@ def _others_product(x: np.ndarray, axes: IntTuple) -> np.ndarray:
 def prod_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `y = np.prod(x, axis, keepdims=keepdims)` (y is unused: zeros in x are fine)."""
     xa = np.asarray(x)
-    return _finish(_expand(ndarray_of(d), xa.ndim, axis, keepdims) * _others_product(xa, _axes(axis, xa.ndim)), x)
+    return as_cotangent_of(
+        _expand(ndarray_of(d), xa.ndim, axis, keepdims) * _others_product(xa, _axes(axis, xa.ndim)), x
+    )
 
 
 @linear
@@ -91,7 +93,7 @@ def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = Fals
     if xa.dtype.kind in "fc":
         hit = hit | (np.isnan(xa) & np.isnan(ye))  # max/min propagate nan: the nan positions are the winners
     count = hit.sum(axis=_axes(axis, xa.ndim), keepdims=True)
-    return _finish(hit * (_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count), x)
+    return as_cotangent_of(hit * (_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count), x)
 
 
 def _count(x: np.ndarray, axes: IntTuple) -> int:
@@ -120,7 +122,7 @@ def var_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False, ddof: floa
     axes = _axes(axis, xa.ndim)
     centred = xa - xa.mean(axis=axes, keepdims=True)
     de = _expand(ndarray_of(d), xa.ndim, axis, keepdims)
-    return _finish(de * (2.0 / (_count(xa, axes) - ddof)) * centred, x)
+    return as_cotangent_of(de * (2.0 / (_count(xa, axes) - ddof)) * centred, x)
 
 
 @linear
@@ -136,7 +138,7 @@ def std_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False, dd
     rounding = 4 * np.finfo(float_dtype(xa.dtype)).eps * np.abs(xa).max(axis=axes, keepdims=True)
     ye = np.where(spread <= rounding, 0.0, _expand(y, xa.ndim, axis, keepdims))
     scale = _safe_divide(de, (_count(xa, axes) - ddof) * ye)
-    return _finish(scale * centred, x)
+    return as_cotangent_of(scale * centred, x)
 
 
 @linear
@@ -147,7 +149,7 @@ def average_ct_a(d: Any, y: Any, a: Any, axis: Axis = None, keepdims: bool = Fal
     aa = np.asarray(a)
     w, _ = _weights(weights, aa, axis)
     de = _expand(ndarray_of(d), aa.ndim, axis, keepdims)
-    return _finish(de * w / w.sum(axis=_axes(axis, aa.ndim), keepdims=True), a)
+    return as_cotangent_of(de * w / w.sum(axis=_axes(axis, aa.ndim), keepdims=True), a)
 
 
 @linear
@@ -159,7 +161,7 @@ def average_ct_weights(d: Any, y: Any, a: Any, axis: Axis = None, keepdims: bool
     axes = _axes(axis, aa.ndim)
     de = _expand(ndarray_of(d), aa.ndim, axis, keepdims)
     g = de * (aa - _expand(y, aa.ndim, axis, keepdims)) / w.sum(axis=axes, keepdims=True)
-    return _finish(back(np.broadcast_to(g, aa.shape)), weights)
+    return as_cotangent_of(back(np.broadcast_to(g, aa.shape)), weights)
 
 
 def _weights(weights: Any, a: np.ndarray, axis: Axis) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -204,7 +206,7 @@ def median_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     order = np.argsort(flat, axis=-1, kind="stable")
     weights = np.empty(flat.shape)
     np.put_along_axis(weights, order, np.broadcast_to(middle, flat.shape), axis=-1)
-    return _finish(restore(weights) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+    return as_cotangent_of(restore(weights) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
 
 
 @linear
@@ -213,7 +215,7 @@ def cumsum_ct(d: Any, x: Any, axis: int | None = None) -> Any:
     xa = np.asarray(x)
     d = ndarray_of(d)
     if axis is None:
-        return _finish(np.cumsum(d[::-1])[::-1].reshape(xa.shape), x)
+        return as_cotangent_of(np.cumsum(d[::-1])[::-1].reshape(xa.shape), x)
     return np.flip(np.cumsum(np.flip(d, axis), axis=axis), axis)
 
 
@@ -236,7 +238,7 @@ def cumprod_ct(d: Any, y: Any, x: Any, axis: int | None = None) -> Any:
         before = np.concatenate([np.ones_like(ys[..., :1]), ys[..., :-1]], axis=-1)
         g = before * s
     g = np.moveaxis(g, -1, ax)
-    return _finish(g.reshape(xa.shape), x)
+    return as_cotangent_of(g.reshape(xa.shape), x)
 
 
 @linear
@@ -273,7 +275,7 @@ def norm_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False, o
             g = sign * _ties(d, xa, y, axis, keepdims, hit, (chosen,))
         else:
             g = de * np.moveaxis(_singular_ct(np.moveaxis(xa, (rows, cols), (-2, -1)), ord), (-2, -1), (rows, cols))
-    return _finish(g, x)
+    return as_cotangent_of(g, x)
 
 
 def _singular_ct(x: np.ndarray, ord: Any) -> np.ndarray:
@@ -338,7 +340,7 @@ def extreme_seq_ct(d: object, y: object, xs: object) -> object:
 def astype_ct(d: Any, x: Any) -> Any:
     """Cotangent of `x` in `np.astype(x, dtype)` (`x.astype(float)`): d in x's float dtype."""
     d = ndarray_of(d)
-    return _finish(
+    return as_cotangent_of(
         d.astype(np.result_type(np.asarray(x).dtype, np.float16)) if d.dtype != np.asarray(x).dtype else d, x
     )
 

@@ -12,7 +12,7 @@ import numpy as np
 from .arrays import Axis, IntTuple, dense, ndarray_of, unbroadcast
 from .cotangents import Zero, tuple_part
 from .facts import reads_shape_only
-from .numpy import _finish, linear
+from .numpy import as_cotangent_of, linear
 
 
 @reads_shape_only(1)
@@ -29,7 +29,7 @@ def transpose_ct(d: Any, x: Any, axes: Sequence[int] | None = None) -> Any:
 @linear
 def reshape_ct(d: Any, x: Any) -> Any:
     """Cotangent of `x` in `np.reshape(x, ...)` (also ravel/flatten/squeeze/expand_dims)."""
-    return _finish(ndarray_of(d).reshape(np.shape(x)), x)
+    return as_cotangent_of(ndarray_of(d).reshape(np.shape(x)), x)
 
 
 @reads_shape_only(1)
@@ -60,7 +60,7 @@ def stack_ct(d: Any, xs: Sequence[Any], axis: int = 0) -> Any:
     """Cotangent of the sequence `xs` in `np.stack(xs, axis)`, as the sparse dict {i: ct of xs[i]}."""
     d = ndarray_of(d)
     lead = (slice(None),) * (axis % d.ndim)
-    return {i: _finish(d[(*lead, i)], x) for i, x in enumerate(xs)}
+    return {i: as_cotangent_of(d[(*lead, i)], x) for i, x in enumerate(xs)}
 
 
 def gathered(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -75,7 +75,7 @@ def gathered(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         where = np.asarray(fn(np.arange(1, xa.size + 1).reshape(xa.shape), *args))
         dd = np.broadcast_to(ndarray_of(d), where.shape)
         g = np.bincount(where.reshape(-1), weights=dd.reshape(-1), minlength=xa.size + 1)[1:]
-        return _finish(g.reshape(xa.shape).astype(dd.dtype if dd.dtype.kind == "f" else np.float64), x)
+        return as_cotangent_of(g.reshape(xa.shape).astype(dd.dtype if dd.dtype.kind == "f" else np.float64), x)
 
     ct.__name__ = ct.__qualname__ = name
     return ct
@@ -116,7 +116,7 @@ def moveaxis_ct(d: Any, x: Any, source: Any, destination: Any) -> Any:
 @linear
 def flip_ct(d: Any, x: Any, axis: Axis = None) -> Any:
     """Cotangent of `x` in `np.flip(x, axis)` (and `fliplr`, `flipud`): flipped back (a view)."""
-    return _finish(np.flip(ndarray_of(d), axis), x)
+    return as_cotangent_of(np.flip(ndarray_of(d), axis), x)
 
 
 @linear
@@ -134,7 +134,7 @@ def sort_ct(d: Any, x: Any, axis: int | None = -1) -> Any:
     if axis is None:
         g = np.empty(xa.size, d.dtype)
         g[np.argsort(xa, axis=None, kind="stable")] = d
-        return _finish(g.reshape(xa.shape), x)
+        return as_cotangent_of(g.reshape(xa.shape), x)
     g = np.empty(xa.shape, d.dtype)
     np.put_along_axis(g, np.argsort(xa, axis=axis, kind="stable"), d, axis=axis)
     return g
@@ -147,7 +147,7 @@ def _joined_ct(d: Any, xs: Sequence[Any], parts: Sequence[IntTuple], axis: int) 
     out: dict[int, Any] = {}
     start = 0
     for i, (x, shape) in enumerate(zip(xs, parts)):
-        out[i] = _finish(d[(*lead, slice(start, start + shape[axis]))].reshape(np.shape(x)), x)
+        out[i] = as_cotangent_of(d[(*lead, slice(start, start + shape[axis]))].reshape(np.shape(x)), x)
         start += shape[axis]
     return out
 
@@ -176,7 +176,7 @@ def split_ct(d: Any, parts: Sequence[Any], x: Any, axis: int = 0) -> Any:
     """Cotangent of `x` in `parts = np.split(x, ..., axis)` (or `np.array_split`): the parts' cotangents
     (a list's: {k: ct}) joined back along the axis, zeros for the parts that got none."""
     cts = [dense(tuple_part(d, k, Zero), part) for k, part in enumerate(parts)]
-    return _finish(np.concatenate(cts, axis=axis), x)
+    return as_cotangent_of(np.concatenate(cts, axis=axis), x)
 
 
 @linear
@@ -191,4 +191,4 @@ def meshgrid_ct(d: Any, k: int, indexing: str, *xs: Any) -> Any:
         axis = {0: 1, 1: 0}.get(k, k)
     g = dense(tuple_part(d, k, Zero), np.empty(shape))
     g = np.sum(g, axis=tuple(a for a in range(len(shape)) if a != axis))
-    return _finish(np.asarray(g).reshape(np.shape(xs[k])), xs[k])
+    return as_cotangent_of(np.asarray(g).reshape(np.shape(xs[k])), xs[k])

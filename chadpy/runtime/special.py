@@ -23,7 +23,7 @@ from .linalg import _lower_read
 from .numpy import _expand, linear
 
 
-def _finish(g: Any, x: Any) -> Any:
+def _summed_to(g: Any, x: Any) -> Any:
     g = unbroadcast(np.asarray(g), x)
     return g if isinstance(x, np.ndarray) else python_scalar(g)
 
@@ -38,7 +38,7 @@ def logsumexp_ct(d: Any, y: Any, a: Any, axis: Any, b: Any, keepdims: bool, whic
     nd = np.ndim(a) if b is None else np.broadcast(a, b).ndim
     ye, de = _expand(y, nd, axis, keepdims), _expand(ndarray_of(d), nd, axis, keepdims)
     w = de * np.exp(np.asarray(a) - ye)
-    return _finish(w if which == 2 or b is None else w * b, (a, None, b)[which])
+    return _summed_to(w if which == 2 or b is None else w * b, (a, None, b)[which])
 
 
 @linear
@@ -121,20 +121,20 @@ def stats_ct(d: Any, y: Any, family: str, method: str, which: int, *args: Any) -
     log_of = "pdf" if "pdf" in method else "cdf"
     g = location_scale(family, log_of, *args)[which]
     scale = y if method in ("pdf", "cdf") else 1.0
-    return _finish(ndarray_of(d) * scale * g, args[which])
+    return _summed_to(ndarray_of(d) * scale * g, args[which])
 
 
 @linear
 def poisson_ct(d: Any, k: Any, mu: Any) -> Any:
     """Cotangent of `mu` in `scipy.stats.poisson.logpmf(k, mu)`: k / mu - 1."""
-    return _finish(ndarray_of(d) * (np.asarray(k) / mu - 1.0), mu)
+    return _summed_to(ndarray_of(d) * (np.asarray(k) / mu - 1.0), mu)
 
 
 @linear
 def binom_ct(d: Any, k: Any, n: Any, p: Any) -> Any:
     """Cotangent of `p` in `scipy.stats.binom.logpmf(k, n, p)`: k / p - (n - k) / (1 - p)."""
     k = np.asarray(k)
-    return _finish(ndarray_of(d) * (k / p - (n - k) / (1.0 - np.asarray(p))), p)
+    return _summed_to(ndarray_of(d) * (k / p - (n - k) / (1.0 - np.asarray(p))), p)
 
 
 @linear
@@ -151,8 +151,8 @@ def mvn_ct(d: Any, y: Any, method: str, which: int, x: Any, mean: Any, cov: Any)
     w = np.broadcast_to(np.asarray(ndarray_of(d) * (y if method == "pdf" else 1.0)).reshape(-1), r.shape[:1])
     u = np.linalg.solve(cov, r.T).T  # one row per point
     if which == 0:
-        return _finish((-u * w[:, None]).reshape(xa.shape), x)
+        return _summed_to((-u * w[:, None]).reshape(xa.shape), x)
     if which == 1:
-        return _finish(np.sum(u * w[:, None], axis=0), mean)
+        return _summed_to(np.sum(u * w[:, None], axis=0), mean)
     g = 0.5 * ((u * w[:, None]).T @ u - np.sum(w) * np.linalg.inv(cov))
     return _lower_read(g)

@@ -15,43 +15,43 @@ class Expr:
     """Base of target expressions; operators build bigger expressions."""
 
     def __add__(self, o: object) -> Expr:
-        return BinOp("+", self, lift(o))
+        return BinOp("+", self, as_expr(o))
 
     def __radd__(self, o: object) -> Expr:
-        return BinOp("+", lift(o), self)
+        return BinOp("+", as_expr(o), self)
 
     def __sub__(self, o: object) -> Expr:
-        return BinOp("-", self, lift(o))
+        return BinOp("-", self, as_expr(o))
 
     def __rsub__(self, o: object) -> Expr:
-        return BinOp("-", lift(o), self)
+        return BinOp("-", as_expr(o), self)
 
     def __mul__(self, o: object) -> Expr:
-        return BinOp("*", self, lift(o))
+        return BinOp("*", self, as_expr(o))
 
     def __rmul__(self, o: object) -> Expr:
-        return BinOp("*", lift(o), self)
+        return BinOp("*", as_expr(o), self)
 
     def __truediv__(self, o: object) -> Expr:
-        return BinOp("/", self, lift(o))
+        return BinOp("/", self, as_expr(o))
 
     def __rtruediv__(self, o: object) -> Expr:
-        return BinOp("/", lift(o), self)
+        return BinOp("/", as_expr(o), self)
 
     def __floordiv__(self, o: object) -> Expr:
-        return BinOp("//", self, lift(o))
+        return BinOp("//", self, as_expr(o))
 
     def __mod__(self, o: object) -> Expr:
-        return BinOp("%", self, lift(o))
+        return BinOp("%", self, as_expr(o))
 
     def __pow__(self, o: object) -> Expr:
-        return BinOp("**", self, lift(o))
+        return BinOp("**", self, as_expr(o))
 
     def __neg__(self) -> Expr:
         return UnaryOp("-", self)
 
     def compare(self, op: str, o: object) -> Expr:
-        return Compare(op, self, lift(o))
+        return Compare(op, self, as_expr(o))
 
     # the declared traversal: an expression's direct sub-expressions, and a copy with new ones
     def parts(self) -> list[Expr]:
@@ -206,13 +206,13 @@ def is_zero(e: object) -> bool:
     )
 
 
-def lift(o: object) -> Expr:
+def as_expr(o: object) -> Expr:
     return o if isinstance(o, Expr) else Lit(o)
 
 
 def call(fn: object, *args: object) -> Expr:
     """A call of an outside function, spelled by its module and name (`math.cos(x)`)."""
-    return CallX(Obj(fn, spelling(fn)), [lift(a) for a in args])
+    return CallX(Obj(fn, spelling(fn)), [as_expr(a) for a in args])
 
 
 def spelling(obj: object) -> str:
