@@ -59,8 +59,17 @@ STAGES = {
     "lower": ["", "outside", "context", "closures", "control", "resolve", "desugar", "objects", "updates", "lowerer"],
     "infer": ["", "ownership", "inference"],  # types
     # Fig. 7 and its extensions, below the transformation that dispatches to them
-    "chad": ["", "returned_vectors", "rewinds", "context", "calls", "loops", "stages", "transform"],
-    "optimise": ["", "collect", "release", "tidy", "fuse", "simplify"],
+    "chad": ["", "returned_vectors", "writes", "context", "calls", "loops", "stages", "transform"],
+    "optimise": [
+        "",
+        "inlining",
+        "dataflow",
+        "batched_one_hots",
+        "shape_stand_ins",
+        "peephole",
+        "forward_sums",
+        "simplify",
+    ],
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run
     "api": ["", "conversions", "transforms"],

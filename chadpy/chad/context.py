@@ -14,7 +14,7 @@ from ..ir.types import VType
 from ..names import NameSupply
 from ..target.expressions import Expr
 from ..target.statements import Stmt
-from .rewinds import Rewinds
+from .writes import Rewinds
 
 
 class Rules(Protocol):

@@ -39,8 +39,8 @@ from ..runtime.sequences import element, slice_ct, updated
 from ..target.expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
 from ..target.statements import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
 from . import calls, loops
-from .rewinds import Rewinds
 from .stages import Stage
+from .writes import Rewinds
 
 # A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
 Rule = tuple[str, list[Stmt], list[Stmt]]
