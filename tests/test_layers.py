@@ -56,10 +56,22 @@ STAGES = {
     "read": ["", "scope", "source", "fence"],  # reading and checking the source
     "rewrite": ["", "blocks", "assignments", "copies", "views"],  # gast -> gast
     # gast -> core IR: the rules below the protocol they call back through, the dispatcher last
-    "lower": ["", "outside", "context", "closures", "control", "resolve", "desugar", "objects", "updates", "lowerer"],
+    "lower": [
+        "",
+        "outside",
+        "context",
+        "closures",
+        "control",
+        "resolve",
+        "desugar",
+        "objects",
+        "updates",
+        "calls",
+        "lowerer",
+    ],
     "infer": ["", "ownership", "inference"],  # types
     # Fig. 7 and its extensions, below the transformation that dispatches to them
-    "chad": ["", "returned_vectors", "writes", "context", "calls", "loops", "stages", "transform"],
+    "chad": ["", "returned_vectors", "stages", "writes", "context", "calls", "loops", "terms", "transform"],
     "optimise": [
         "",
         "inlining",

@@ -12,8 +12,9 @@ from ..infer.inference import Spec
 from ..ir import nodes as ir
 from ..ir.types import VType
 from ..names import NameSupply
-from ..target.expressions import Expr
+from ..target.expressions import Expr, Obj
 from ..target.statements import Stmt
+from .stages import Stage
 from .writes import Rewinds
 
 
@@ -27,6 +28,7 @@ class Rules(Protocol):
     slot: dict[str, int]  # variable -> its slot (De Bruijn level)
     ct: dict[str, str]  # variable -> the name of its cotangent
     rewinds: Rewinds  # the log of the function's in-place writes, where a rule must rewind it
+    stage: Stage  # the paper's stage being made (the naive one builds tuple cotangents in full)
 
     def type_of(self, atom: ir.Atom) -> VType:
         """The type of an atom."""
@@ -45,6 +47,9 @@ class Rules(Protocol):
 
     def zero(self, t: VType) -> Expr:
         """The zero cotangent of type t."""
+
+    def dense_layout(self, t: VType) -> Obj:
+        """The naive stage's layout of a tuple type's zero (`dense_zero`'s argument)."""
 
     def primal(self, atom: ir.Atom) -> Expr:
         """An atom as a primal expression of the target language."""

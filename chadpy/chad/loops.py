@@ -82,7 +82,24 @@ def transform_loop(c: Rules, e: ir.Loop, target: str | tuple[str, ...], depth: i
     if bp is None:
         return fwd
 
-    # the reverse pass: carry the state's cotangents back through the iterations
+    fwd.append(_replay(c, e, target, defs, body_bp, record, needed, depth, bp))
+    return fwd
+
+
+def _replay(
+    c: Rules,
+    e: ir.Loop,
+    target: str | tuple[str, ...],
+    defs: list[Stmt],
+    body_bp: str | None,
+    record: Record,
+    needed: set[str],
+    depth: int,
+    bp: str,
+) -> Def:
+    """The loop's backpropagator: replay the tape newest first, carrying the state's cotangents back
+    through the iterations, each record's backpropagators defined again over its values."""
+    state = e.state
     live = [k for k, p in enumerate(state) if c.active(p)]
     carry = {k: c.names.fresh("d" + state[k] + "_carry") for k in live}
     back: list[Stmt] = []
@@ -110,7 +127,7 @@ def transform_loop(c: Rules, e: ir.Loop, target: str | tuple[str, ...], depth: i
         counted = False
     back.append(
         Replay(
-            tape,
+            record.tape,
             record.names,
             replay,
             floats=floats,
@@ -121,8 +138,7 @@ def transform_loop(c: Rules, e: ir.Loop, target: str | tuple[str, ...], depth: i
     )
     for k in live:
         back += c.var(e.init[k], Name(carry[k]))
-    fwd.append(Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", env=c.env(depth)))
-    return fwd
+    return Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", env=c.env(depth))
 
 
 def split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:

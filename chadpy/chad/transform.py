@@ -23,27 +23,20 @@ runs the accumulator (`run` of Table 2) and returns one cotangent per parameter;
 
 from __future__ import annotations
 
-from ..errors import ChadError, ChadTypeError, Loc
+from ..errors import ChadError, Loc
 from ..infer.inference import Spec
 from ..ir import nodes as ir
-from ..ir.records import is_namedtuple, new_record
-from ..ir.types import SLICE, Arr, Dct, Float, Fn, Lst, Rec, Tup, VType, is_active, is_number
+from ..ir.types import Float, Tup, VType, is_active
 from ..names import NameSupply
-from ..rules.registry import ZERO, resolve
+from ..rules.registry import ZERO
 from ..runtime import writes as buffers
-from ..runtime.arrays import index_ct
-from ..runtime.closures import Closure
-from ..runtime.cotangents import Zero, tuple_part
-from ..runtime.environments import dense_one_hot, dense_zero
-from ..runtime.sequences import element, slice_ct, updated
-from ..target.expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
-from ..target.statements import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies, unpack
-from . import calls, loops
+from ..runtime.cotangents import Zero
+from ..runtime.environments import dense_zero
+from ..target.expressions import Attr, CallX, DictX, Expr, Lit, Name, Obj, TupleX, call
+from ..target.statements import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies
+from . import calls, loops, terms
 from .stages import Stage
 from .writes import Rewinds
-
-# A rule's backpropagator: its name (for the comment), its body, and the forward statements it needs.
-Rule = tuple[str, list[Stmt], list[Stmt]]
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
@@ -193,6 +186,14 @@ class Chad:
         if not needs_bp:
             return fwd, None
         name = bp_name or self.names.fresh(hint + "_bp")
+        fwd.append(self.block_backpropagator(name, scoped, results, depth))
+        return fwd, name
+
+    def block_backpropagator(
+        self, name: str, scoped: list[tuple[ir.Let, str | None]], results: list[ir.Atom], depth: int
+    ) -> Def:
+        """A block's backpropagator: open a scope per let-bound variable (`push0`), feed each result's
+        cotangent in, then close the scopes newest first, each variable's total to its let's backpropagator."""
         body: list[Stmt] = []
         for let, bp in scoped:
             for t in ir.bound_names(let):
@@ -225,8 +226,7 @@ class Chad:
             if scoped_names
             else "d in"
         )
-        fwd.append(Def(name, [*params, self.acc], body, comment=comment, env=self.env(depth)))
-        return fwd, name
+        return Def(name, [*params, self.acc], body, comment=comment, env=self.env(depth))
 
     # ------------------------------------------------------------ the rules
 
@@ -252,17 +252,17 @@ class Chad:
         e, target = let.expr, let.target
         match e:
             case ir.Var() | ir.Const() | ir.Ref():
-                rule = self.variable
+                rule = terms.variable
             case ir.MakeTuple() | ir.MakeRecord() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
-                rule = self.pair
+                rule = terms.pair
             case ir.MethodCall() | ir.Field() | ir.Apply() if id(e) in self.spec.methods:
                 return calls.user_call(self, self.spec.methods[id(e)], let, depth, bp)  # the call it makes here
             case ir.Proj() | ir.Index() | ir.Slice() | ir.Field() | ir.EnvRead():
-                rule = self.projection
+                rule = terms.projection
             case ir.Case():
                 return [self.case(e, target, depth, bp)]
             case ir.Prim():
-                rule = self.operation
+                rule = terms.operation
             case ir.ForLoop() | ir.WhileLoop():
                 return loops.transform_loop(self, e, target, depth, bp)
             case ir.Call():
@@ -271,11 +271,11 @@ class Chad:
                 return calls.apply(self, e, let, depth, bp)
             case _:
                 raise AssertionError(f"not an IR expression: {e!r}")
-        primal = Assign(ir.target_names(target), self.primal_expr(e))
+        primal = Assign(ir.target_names(target), terms.primal_expr(self, e))
         if bp is None:
             return [primal]
         try:
-            name, body, saves = rule(e, target)
+            name, body, saves = rule(self, e, target)
         except ChadError as err:
             raise err.located(let.loc) from None
         if self.rewinds.needed(let):
@@ -287,114 +287,8 @@ class Chad:
             Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {name}", env=self.env(depth)),
         ]
 
-    def primal_expr(self, e: ir.Expr) -> Expr:
-        """The primal half of a rule that binds nothing: the expression itself, in the target language."""
-        match e:
-            case ir.Var() | ir.Const() | ir.Ref():
-                return self.primal(e)
-            case ir.MakeTuple(items):
-                return TupleX([self.primal(a) for a in items])
-            case ir.MakeList(items):
-                return ListX([self.primal(a) for a in items])
-            case ir.MakeDict(keys, values):
-                return DictX([self.primal(k) for k in keys], [self.primal(v) for v in values])
-            case ir.MakeRecord(cls, [], []):  # a new empty object, for its `__init__` to fill
-                return call(new_record, Obj(cls, cls.__name__), DictX([], []))
-            case ir.MakeRecord(cls, names, values):  # a dataclass's or namedtuple's generated constructor
-                return CallX(Obj(cls, cls.__name__), [], {k: self.primal(v) for k, v in zip(names, values)})
-            case ir.Field(base, index):
-                return Attr(self.primal(base), index.value)
-            case ir.MakeClosure(code, captured):
-                return call(Closure, ir.code_name(code), TupleX([self.primal(a) for a in captured]))
-            case ir.EnvRead(base, index):  # a default argument kept in a function value
-                return Item(Attr(self.primal(base), "env"), self.primal(index))
-            case ir.Index(base, index, of_loop=True) if isinstance(self.type_of(base), Dct):
-                return self.primal(index)  # a loop over a dict yields its keys
-            case ir.Index(base, index, of_loop=True) if not isinstance(self.type_of(base), (Lst, Tup, Arr)):
-                return call(element, self.primal(base), self.primal(index))  # data: a dict or a sequence
-            case ir.Read(base, index):
-                return Item(self.primal(base), self.primal(index))
-            case ir.Prim(op, args, inplace):
-                op = resolve(op, [self.type_of(a) for a in args])
-                xs = [self.primal(a) for a in args]
-                if inplace and op.ufunc is not None and isinstance(self.type_of(args[0]), Arr):
-                    # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
-                    return call(updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)
-                if op.logged and self.rewinds.log:
-                    xs.append(Name(self.rewinds.log))
-                return op.emit(*xs)
-        raise AssertionError(e)
-
     # Each rule below gives the backpropagator's body of the expression it transforms, the rule's
     # name (for the comment) and any forward statements it needs (values a later `append` changes).
-
-    def variable(self, e: ir.Atom, target: str | tuple[str, ...]) -> Rule:
-        """D[x : t] := <x, λd. one_x d>  and  D[r] := <r, λd. return <>> (a constant takes nothing)."""
-        return "a copy: d into the variable's slot", self.var(e, Name(self.d)), []
-
-    def pair(self, e: ir.Expr, target: str | tuple[str, ...]) -> Rule:
-        """D[<t, s>] := <<x, y>, λd. do x' (lfst d); y' (lsnd d)>, for every product: a tuple, a
-        list, a dict, and a function value, which is the tuple of its captured values (Section 9)."""
-        match e:
-            case ir.MakeDict(keys, values):
-                parts = list(zip(keys, values))
-            case ir.MakeClosure(_, captured):
-                parts = [(Lit(k), a) for k, a in enumerate(captured)]
-            case ir.MakeRecord(cls, names, values):  # a namedtuple's components are its positions
-                keys = range(len(names)) if is_namedtuple(cls) else names
-                parts = [(Lit(k), a) for k, a in zip(keys, values)]
-            case _:
-                parts = [(Lit(k), a) for k, a in enumerate(e.items)]
-        out = []
-        for k, a in parts:
-            if self.active(a):
-                key = k if isinstance(k, Lit) else self.primal(k)
-                out += self.var(a, call(tuple_part, Name(self.d), key, self.zero(self.type_of(a))))
-        if isinstance(e, ir.MakeClosure):
-            return "a function value is its captured values: each one's part of d (pack)", out, []
-        return "each component's part of d (lfst, lsnd)", out, []
-
-    def projection(self, e: ir.Read, target: str | tuple[str, ...]) -> Rule:
-        """D[fst t] := <fst x, λd. x' <d, 0>>, generalised: the cotangent of x[i] is a one-hot
-        cotangent of x, O(1) (a dict entry, or an index contribution of an array, Section 7)."""
-        d = Name(self.d)
-        base_t = self.type_of(e.base)
-        x, index = self.primal(e.base), self.primal(e.index)
-        if isinstance(base_t, Arr):
-            return "an index contribution, scattered once", self.var(e.base, call(index_ct, d, x, index)), []
-        if isinstance(base_t, Fn):
-            return "a one-hot cotangent of the function's captured values", self.var(e.base, DictX([index], [d])), []
-        if isinstance(base_t, Dct):
-            return "a one-hot dict cotangent {k: d}", self.var(e.base, DictX([index], [d])), []
-        if isinstance(base_t, Rec):
-            return "a one-hot record cotangent {name: d}", self.var(e.base, DictX([index], [d])), []
-        if isinstance(e, ir.Field):  # a namedtuple's component, by name
-            e = ir.Proj(e.base, ir.Const(base_t.position(e.index.value)))
-        saves: list[Stmt] = []
-        if isinstance(e, ir.Slice) or self.type_of(e.index) == SLICE:  # `xs[1:]`, `xs[s]` for a slice s
-            if isinstance(base_t, Tup) and isinstance(e, ir.Slice) and e.static is not None:
-                positions: Expr = call(range, *range(len(base_t.items))[e.static].__reduce__()[1])
-            else:
-                positions = Name(self.names.fresh("positions"))
-                saves.append(Assign([positions.id], Item(call(range, call(len, x)), index)))
-            return "each element's part back in place", self.var(e.base, call(slice_ct, d, positions)), saves
-        if isinstance(base_t, Tup):
-            n = len(base_t.items)
-            if isinstance(e.index, ir.Var):
-                key: Expr = index % n  # a negative index names the same component
-            else:
-                key = Lit(e.index.value % n)
-            if self.stage.dense_tuples:
-                one_hot: Expr = call(dense_one_hot, self.dense_layout(base_t), key, d)
-                return "a dense one-hot tuple <0, .., d, .., 0> (Fig. 4)", self.var(e.base, one_hot), []
-            return "a one-hot tuple cotangent {k: d}", self.var(e.base, DictX([key], [d])), []
-        assert isinstance(base_t, Lst)
-        if isinstance(e, ir.Index) and e.natural or isinstance(e.index, ir.Const) and e.index.value >= 0:
-            key = index
-        else:  # the position now: a later append would change what a negative index means
-            key = Name(self.names.fresh("position"))
-            saves.append(Assign([key.id], index % call(len, x)))
-        return "a one-hot list cotangent {i: d}", self.var(e.base, DictX([key], [d])), saves
 
     def case(self, e: ir.Case, target: str | tuple[str, ...], depth: int, bp: str | None) -> If:
         """D[case z of {inl x -> s | inr y -> r}] := case z of {inl x -> <D[s]_1, λd. scope (D[s]_2 d)> | ...}:
@@ -415,55 +309,6 @@ class Chad:
             fwd.append(Assign(ir.target_names(target), self.primal(block.result)))
             branches.append(fwd)
         return If(self.primal(e.cond), branches[0], branches[1], comment="D[case]" if bp else "")
-
-    def operation(self, e: ir.Prim, target: str | tuple[str, ...]) -> Rule:
-        """D[op(t1..tn)] := <op(x1..xn), λd. let <d1..dn> = Dop^t(x1..xn; d) in do x1' d1; ..; xn' dn>,
-        and D[sign t] := <sign t, λd. return <>> (a discrete operation: no rule, and no cotangent
-        reaches it, or `infer` said so)."""
-        d, y = Name(self.d), Name(target if isinstance(target, str) else "")
-        args = [self.primal(a) for a in e.args]
-        op = resolve(e.op, [self.type_of(a) for a in e.args])
-        rule = f"Dop^t of {op.name}, each part into its argument's slot"
-        out: list[Stmt] = []
-        saves: list[Stmt] = []
-        if op.runtime_vjp is not None:  # a user rule: call it, then add each part
-            parts = [self.cotangent_name(a) for a in e.args]
-            cts = CallX(Obj(op.runtime_vjp, "vjp_" + op.name.split(".")[-1]), [d, y, *args])
-            out.append(unpack(parts, cts))
-            for a, p in zip(e.args, parts):
-                out += self.var(a, Name(p))
-            return rule + " (user rule)", out, saves
-        extra = {}
-        if op.saves is not None:
-            saved = self.names.fresh("saved")
-            saves.append(Assign([saved], op.saves(y, *args), comment=f"kept for D[{op.name}]"))
-            extra["saved"] = Name(saved)
-
-        def bind(value: Expr, hint: str) -> Name:
-            name = self.names.fresh(hint)
-            out.append(Assign([name], value))
-            return Name(name)
-
-        array_result = isinstance(target, str) and isinstance(self.spec.types.get(target), Arr)
-        cts = op.transpose(d, y, args, bind, array_result, lambda k: self.broadcasts(e.args, k), **extra)
-        if isinstance(cts, Expr):  # one expression computing every argument's part
-            parts = [self.cotangent_name(a) if self.active(a) else "_" for a in e.args]
-            out.append(unpack(parts, cts))
-            cts = [Name(p) for p in parts]
-        for k, (a, ct) in enumerate(zip(e.args, cts)):
-            if not (isinstance(a, ir.Var) and self.active(a)) or ct is ZERO:  # ZERO: the rule says none
-                continue
-            if ct is None:
-                raise ChadTypeError(f"`{op.name}` has no derivative with respect to its argument {k + 1}")
-            out += self.var(a, ct)
-        return rule, out, saves
-
-    def broadcasts(self, args: list[ir.Atom], k: int) -> bool:
-        """Whether argument k of an elementwise operation with an array result may have another shape
-        than the result: a scalar always does; an array does unless every other argument is a scalar."""
-        if not isinstance(self.type_of(args[k]), Arr):
-            return True
-        return any(not is_number(self.type_of(a)) for j, a in enumerate(args) if j != k and a != args[k])
 
 
 def _located(stmts: list[Stmt], loc: Loc | None) -> list[Stmt]:

@@ -19,21 +19,17 @@ on the IR afterwards, `ownership` (the in-place update check).
 from __future__ import annotations
 
 import builtins
-import functools
-import types
 
 import gast
 
 from ..errors import ChadError, UnsupportedSyntax
 from ..ir import nodes as ir
-from ..ir.records import constructible, is_record
 from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction, Watch
-from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, lookup
-from ..rules.sequences import OVER_SEQUENCE
+from ..rules.registry import OPERATORS, PRIMITIVES
 from ..runtime.scalar import check
-from . import closures, control, desugar, objects, resolve, updates
+from . import calls, closures, control, desugar, objects, updates
 from .outside import Resolver
 
 _BINOPS = {
@@ -309,25 +305,27 @@ class Lowerer:
         if isinstance(node, gast.Tuple):
             return ir.MakeTuple([self.atom(e, env, lets) for e in node.elts])
         if isinstance(node, gast.Subscript):
-            base = self.atom(node.value, env, lets)
-            index = node.slice
-            parts = index.elts if isinstance(index, gast.Tuple) else [index]
-            if not any(isinstance(p, gast.Slice) for p in parts):
-                at = self.atom(index, env, lets)
-                # a counter never negative: where the read succeeds, it is the element's position as it is
-                return ir.Index(base, at, natural=isinstance(at, ir.Var) and at.name in self.counters)
-            atoms = [
-                self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts
-            ]
-            if isinstance(index, gast.Slice):
-                return ir.Slice(base, atoms[0], _static_slice(index))
-            atom = self.let(ir.MakeTuple(atoms), lets, "index")
-            return ir.Slice(base, atom)
+            return self.subscript(node, env, lets)
         if isinstance(node, gast.Call):
-            return self.call(node, env, lets)
+            return calls.lower_call(self, node, env, lets)
         if isinstance(node, gast.Lambda):  # kept (stored, returned): it must not depend on a changing variable
             return closures.make_closure(self, node, env, lets)[0]
         raise self.error(UnsupportedSyntax, f"`{type(node).__name__}` is not supported", node)
+
+    def subscript(self, node: gast.Subscript, env: dict, lets: list) -> ir.Expr:
+        """`x[i]` (an element: `Index`), `x[a:b]`, `x[i, a:b]` (a slice: `Slice`)."""
+        base = self.atom(node.value, env, lets)
+        index = node.slice
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        if not any(isinstance(p, gast.Slice) for p in parts):
+            at = self.atom(index, env, lets)
+            # a counter never negative: where the read succeeds, it is the element's position as it is
+            return ir.Index(base, at, natural=isinstance(at, ir.Var) and at.name in self.counters)
+        atoms = [self.slice_atom(p, env, lets) if isinstance(p, gast.Slice) else self.atom(p, env, lets) for p in parts]
+        if isinstance(index, gast.Slice):
+            return ir.Slice(base, atoms[0], _static_slice(index))
+        atom = self.let(ir.MakeTuple(atoms), lets, "index")
+        return ir.Slice(base, atom)
 
     def slice_atom(self, node: gast.Slice, env: dict, lets: list) -> ir.Atom:
         bounds = [
@@ -340,40 +338,6 @@ class Lowerer:
         lets.append(ir.Let(name, e, self.loc))
         return ir.Var(name)
 
-    def call(self, node: gast.Call, env: dict, lets: list) -> ir.Expr:
-        func = node.func
-        if isinstance(func, gast.Attribute) and self.resolver.is_local(func.value, env):
-            if scope.updated(node):  # `xs.pop()`, `d.setdefault(k, v)`: an update, and what it returns
-                return updates.update(self, node, env, lets)
-            if func.attr in METHODS:  # a NumPy method, a list's or a dict's
-                return resolve.numpy_method_call(self, node, env, lets)
-            return objects.method(self, node, env, lets)  # a method of the value's class
-        outside = self.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
-        if outside is not None and is_record(outside[1]) and func.attr not in METHODS:
-            return objects.method(self, node, env, lets)  # a method of an outside object of a user class
-        if outside is not None:  # `X.sum()`, `rs.randn(3)`: a method of outside data
-            return resolve.data_method_call(self, outside, node, env, lets)
-        if self.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
-            return self.apply(self.argument(func, env, lets), node, env, lets)
-        path, fn = self.resolver.callee(func, env)
-        if isinstance(fn, functools.partial):
-            node, fn = resolve.partial_call(self, fn, path, node, env)
-        loop = desugar.loop_call(self, fn, path, node, env, lets)
-        if loop is not None:
-            return loop
-        if fn in (builtins.max, builtins.min) and len(node.args) == 1 and not node.keywords:
-            return ir.Prim(OVER_SEQUENCE[fn], [self.atom(node.args[0], env, lets)])
-        prim = lookup(fn)
-        if prim is not None:
-            return resolve.prim_call(self, prim, path, node, env, lets)
-        if isinstance(fn, types.FunctionType):
-            return resolve.user_call(self, fn, path, node, env, lets)
-        if isinstance(fn, type) and constructible(fn):
-            return objects.construct(self, fn, path, node, env, lets)
-        if is_record(fn):  # an outside object with `__call__`: a call of that method
-            return self.apply(self.resolver.outside(path, fn, node), node, env, lets)
-        return resolve.data_call(self, fn, path, node, env, lets)
-
     def argument(self, node: gast.expr, env: dict, lets: list) -> ir.Atom:
         """An argument of a call (or the function called): a function value here is used
         right away, so it may capture a variable that changes later."""
@@ -382,15 +346,6 @@ class Lowerer:
         if isinstance(node, gast.Lambda):
             return self.let(closures.make_closure(self, node, env, lets, use="call")[0], lets, "lambda")
         return self.atom(node, env, lets)
-
-    def apply(self, fn: ir.Atom, node: gast.Call, env: dict, lets: list) -> ir.Apply:
-        """A call of a function value: its code on its captured values and the arguments.
-        Missing trailing arguments take their defaults from the function value (`Apply`)."""
-        resolve.no_spread(self, "a function value", node)
-        args = [self.argument(a, env, lets) for a in node.args]
-        if node.keywords:
-            args = closures.keyword_arguments(self, fn, args, node, env, lets)
-        return ir.Apply(fn, args)
 
 
 def _hint(e: ir.Expr, default: str) -> str:
