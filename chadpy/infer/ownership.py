@@ -64,6 +64,9 @@ class Summary(NamedTuple):
 
 
 class _Owners:
+    """The walk over one specialisation's IR that tracks which variables own their lists and arrays, and
+    checks each in-place update against it (`strict`), or finds its `Summary`."""
+
     def __init__(self, spec: object, callee: Callee, strict: bool):
         self.spec = spec
         self.callee = callee
@@ -74,9 +77,8 @@ class _Owners:
         # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
         self.packed: dict[str, list[bool]] = {}
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
-        self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
-        self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
-        self.holders: set[str] = set()  # the views that are containers holding the values (a tuple, a record)
+        self.refs = _References()  # which variables refer to the same objects
+        self.aliasing = _Aliasing(spec.types)  # what each expression does with the references it reads
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
         # variables whose values a derivative rule may read when the backward pass runs (an argument of an
         # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
@@ -88,12 +90,12 @@ class _Owners:
         body = self.spec.fn.body
         end = self.block(body, set(), lambda name: False)
         kept = self.escaped | _atom_names(body.result)
-        retains = tuple(bool(self.referring(p) & kept) for p in self.spec.fn.params)
+        retains = tuple(bool(self.refs.referring(p) & kept) for p in self.spec.fn.params)
         result = _name(body.result)
         fresh = (
             result in end
             and result not in self.escaped
-            and not any(result in self.referring(p, holding=False) for p in self.spec.fn.params)
+            and not any(result in self.refs.referring(p, holding=False) for p in self.spec.fn.params)
         )
         return Summary(retains, fresh)
 
@@ -104,7 +106,7 @@ class _Owners:
         the next iteration of a loop it is the body of)."""
         last = {}  # variable -> the index of the last let reading it (len for the result)
         for k, let in enumerate(block.lets):
-            for name in self.reads(let.expr):
+            for name in self.aliasing.reads(let.expr):
                 last[name] = k
         for name in _atom_names(block.result):
             last[name] = len(block.lets)
@@ -125,37 +127,39 @@ class _Owners:
         elif isinstance(e, ir.Var):
             self.copy(e.name, target, owned, after)
         elif isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:  # a copy of the object it settles on
-            source = _name(self.after_update(e))
+            source = _name(self.aliasing.after_update(e))
             if source is not None:
                 self.copy(source, target, owned, after)
         elif isinstance(e, ir.Prim) and e.op is WRITTEN_BACK:  # the base's object, written through its view
             self.copy(e.args[0].name, target, owned, after)
-        elif isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.array_view(e):  # a copy keeps its value
+        elif (
+            isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
+        ):  # a copy keeps its value
             self.copy(e.args[0].name, target, owned, after)
         elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
             if not after(base) and self.packed[base][k]:
                 owned.add(target)
-            self.alias(target, self.items[base][k])
+            self.refs.alias(target, self.items[base][k])
         else:
             if isinstance(e, ir.MakeTuple) and isinstance(target, str):
                 self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
                 self.items[target] = [_name(a) for a in e.items]
-            elif self.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
+            elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
                 n = len(self.types[target].items)
                 self.packed[target], self.items[target] = [True] * n, [None] * n
             for a in self.consumed(e):
                 _consume(a, owned)
                 self.escaped.add(a.name)
-            viewed = self.viewed(e, target)
-            if viewed and not self.is_view(e) and not (isinstance(e, ir.Prim) and e.op.aliases):
-                self.holders.add(target)  # a container holding them (not their data)
+            viewed = self.aliasing.viewed(e, target)
+            if viewed and not self.aliasing.is_view(e) and not (isinstance(e, ir.Prim) and e.op.aliases):
+                self.refs.holders.add(target)  # a container holding them (not their data)
             for a in viewed:
-                self.views.setdefault(target, set()).update({a.name} | self.views.get(a.name, set()))
+                self.refs.views.setdefault(target, set()).update({a.name} | self.refs.views.get(a.name, set()))
             if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN:  # the same view, its version current again
-                self.alias(target, e.args[0].name)
-            if self.is_view(e) and len(viewed) == 1 and viewed[0].name in owned:
+                self.refs.alias(target, e.args[0].name)
+            if self.aliasing.is_view(e) and len(viewed) == 1 and viewed[0].name in owned:
                 owned.add(target)  # a view of an array the function owns: an update through either checks the other
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
@@ -169,29 +173,6 @@ class _Owners:
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
 
-    def reads(self, e: ir.Expr) -> Iterator[str]:
-        """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
-        if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
-            return iter(_atom_names(self.after_update(e)))
-        if isinstance(e, ir.Prim) and e.op in (WRITTEN_BACK, VIEWED_AGAIN) and self.array_view(e):
-            return iter(_atom_names(e.args[1]) | _atom_names(e.args[3]))  # not the version that missed a write
-        return _reads(e, self.reads)
-
-    def array_view(self, e: ir.Prim) -> bool:
-        """Whether `views.py`'s write-back or re-derivation is of an array's view (a tuple, list or dict
-        holds its elements themselves: what is written through one is the container's business)."""
-        base = e.args[0] if e.op is WRITTEN_BACK else e.args[1]
-        return isinstance(self.types.get(_name(base)), Arr)
-
-    def after_update(self, e: ir.Prim) -> ir.Atom:
-        """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
-        x, t = e.args
-        return t if _mutable(self.types.get(_name(x))) else x
-
-    def alias(self, name: str, *sources: str | None) -> None:
-        """`name` holds the same object as (one of) `sources`."""
-        self.same.setdefault(name, set()).update(s for s in sources if s is not None)
-
     def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
         """`let target = source`: ownership moves along if `source` is not used again. A copy nobody
         reads (`copies.py` leaves `b = a` so when it made b's reads a's) changes nothing."""
@@ -202,7 +183,7 @@ class _Owners:
             if moves and source in self.packed:
                 owned.update(t for t, own in zip(target, self.packed[source]) if own)
             for t, item in zip(target, self.items.get(source, ())):
-                self.alias(t, item)
+                self.refs.alias(t, item)
             return
         if moves and source in owned:
             owned.add(target)
@@ -210,7 +191,7 @@ class _Owners:
             self.packed[target] = self.packed[source]
             self.items[target] = self.items[source]
         owned.discard(source)
-        self.alias(target, source)
+        self.refs.alias(target, source)
 
     def consumed(self, e: ir.Expr) -> list[ir.Var]:
         """The variables a callee may keep a reference to for good (it may store or return them)."""
@@ -225,41 +206,15 @@ class _Owners:
             return args  # a function value, or a call chadpy cannot read: it may keep anything
         return []
 
-    def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
-        """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
-        the values a tuple, list, dict or closure holds."""
-        if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
-            view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
-            return [e.base] if view and not self.advanced(e) else []
-        if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and self.array_view(e):
-            return [a for a in e.args[1:2] if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
-            args = e.args[:1] if e.op.aliases == "view" else e.args
-            return [a for a in args if isinstance(a, ir.Var)]
-        held = {
-            ir.MakeTuple: "items",
-            ir.MakeList: "items",
-            ir.MakeDict: "values",
-            ir.MakeClosure: "captured",
-            ir.MakeRecord: "values",
-        }
-        if type(e) in held:
-            return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and (e.op in UPDATES or e.op is SET_FIELD):  # the container (object) holds it
-            return [a for a in e.args[1:] if isinstance(a, ir.Var)]
-        return []
-
-    def is_view(self, e: ir.Expr) -> bool:
-        """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
-        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and (e.op.aliases == "view" or e.op is VIEWED_AGAIN)
-
     def fresh(self, e: ir.Expr, target: str) -> bool:
         """Whether `e` makes a new list or array (the target then owns it)."""
         if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeRecord)):
             return not isinstance(e, ir.MakeTuple)
         if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
             base = self.types.get(_name(e.base))
-            return isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.advanced(e)
+            return (
+                isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.aliasing.advanced(e)
+            )
         if isinstance(e, ir.Prim):
             return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
         if isinstance(e, ir.Call):  # a callee that returns a new object of its own
@@ -267,26 +222,15 @@ class _Owners:
             return spec is not None and spec.error is None and summary(spec, self.callee).fresh
         return False
 
-    def new_arrays(self, e: ir.Expr, target: str | tuple[str, ...]) -> bool:
-        """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
-        numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
-        return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
-
-    def advanced(self, e: ir.Read) -> bool:
-        """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
-        index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
-        parts = index.items if isinstance(index, Tup) else (index,)
-        return any(isinstance(p, (Arr, Lst)) for p in parts)
-
     def update(self, let: ir.Let, e: ir.Prim, owned: set[str], after: UsedAfter) -> None:
         """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it:
         the variable owns it, is not read again, and no view of it is."""
         xs = e.args[0]
         if not _mutable(self.types.get(_name(xs))):
             return  # `x += 1` on a number or a tuple: a new value in Python too
-        self.alias(let.target, xs.name)  # the same object, updated
+        self.refs.alias(let.target, xs.name)  # the same object, updated
         moves = e.op in MOVES_ELEMENTS and isinstance(self.types.get(xs.name), Lst)
-        if moves and self.strict and self.referring(xs.name) & self.read_back:
+        if moves and self.strict and self.refs.referring(xs.name) & self.read_back:
             raise UnsupportedSyntax(
                 f"`{e.op.name}` moves the elements of a list that an earlier operation or call was given, and "
                 "its derivative reads that list when the backward pass runs: copy it first (`xs = list(xs)`)",
@@ -316,13 +260,98 @@ class _Owners:
     def viewed_later(self, name: str, after: UsedAfter) -> bool:
         """Whether anything else referring to the object `name` holds, or to an array it is a view of,
         is read later."""
-        objects = self.earlier_names(name)
-        bases = {b for n in objects if n not in self.holders for b in self.views.get(n, ())}
+        objects = self.refs.earlier_names(name)
+        bases = {b for n in objects if n not in self.refs.holders for b in self.refs.views.get(n, ())}
         if any(map(after, bases)):
             return True
-        referring = self.referring(name).union(*map(self.referring, bases))
-        earlier = objects.union(*map(self.earlier_names, bases))  # a loop's first value: read at its entry
+        referring = self.refs.referring(name).union(*map(self.refs.referring, bases))
+        earlier = objects.union(*map(self.refs.earlier_names, bases))  # a loop's first value: read at its entry
         return any(v in self.defined and after(v) for v in referring - earlier)
+
+    def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
+        """Each branch on its own; a target owns its value if it does at the end of both branches."""
+        targets = ir.bound_names(let)
+        ends, shapes = [], []
+        for branch in (e.then, e.orelse):
+            end = self.block(branch, owned, after)
+            result = _name(branch.result)
+            moves = result is not None and not after(result)
+            own = moves and result in end
+            packed = self.packed.get(result) if moves else None
+            end.discard(result)  # handed on to the target
+            ends.append(end)
+            shapes.append((own, packed))
+            if isinstance(let.target, str):
+                self.refs.alias(let.target, result)
+            else:  # each target is the same component of the branch's tuple
+                for t, item in zip(targets, self.items.get(result, ())):
+                    self.refs.alias(t, item)
+        owned.intersection_update(*ends)
+        packs = [p for _, p in shapes]
+        same = all(p is not None and len(p) == len(packs[0]) for p in packs)
+        if isinstance(let.target, str):
+            if all(own for own, _ in shapes):
+                owned.add(let.target)
+            if same:
+                self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
+                self.items[let.target] = self._joined_items(e, len(packs[0]))
+        elif same and len(packs[0]) == len(targets):
+            owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
+
+    def _joined_items(self, e: ir.Case, width: int) -> list[str]:
+        """For a case whose branches both end in a tuple: a name per component standing for both branches'
+        components (so an update through the joined tuple finds their views)."""
+        out = []
+        for k in range(width):
+            joined = f"<component {k} of {id(e)}>"  # not a variable of the program: it links the branches'
+            for branch in (e.then, e.orelse):
+                items = self.items.get(_name(branch.result), ())
+                self.refs.alias(joined, items[k] if k < len(items) else None)
+            out.append(joined)
+        return out
+
+    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], after: UsedAfter) -> None:
+        """A state variable owns its value if its initial value does and every iteration hands a value it
+        owns to the next: assume it for all such, drop those whose new value is not, until stable."""
+        bound = _bound(e)
+        # read again by every iteration (not the first values of the state: read once, at the loop's entry)
+        entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.aliasing.reads))
+        outer = {n for n in self.aliasing.reads(e) if n not in bound and n not in entry}
+        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
+        for p, a, n in zip(e.state, e.init, e.next):
+            _consume(a, owned)
+            self.refs.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
+        nexts = {n.name for n in e.next if isinstance(n, ir.Var)}
+        while True:
+            self.defined -= bound  # what the body binds is not bound yet when an iteration starts
+            self.defined.update(e.state)
+            start = owned | assumed
+            if isinstance(e, ir.WhileLoop):
+                start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
+            end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
+            kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
+            if kept == assumed:
+                break
+            assumed = kept
+        owned.intersection_update(end)  # what the loop consumed is not owned after it
+        for t, p in zip(ir.bound_names(let), e.state):
+            if p in assumed:
+                owned.add(t)
+            self.refs.alias(t, p)
+
+
+class _References:
+    """Which variables refer to the same objects: copies and later names of one object (`same`), views
+    of an array's data and containers holding values (`views`, `holders`)."""
+
+    def __init__(self) -> None:
+        self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
+        self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
+        self.holders: set[str] = set()  # the views that are containers holding the values (a tuple, a record)
+
+    def alias(self, name: str, *sources: str | None) -> None:
+        """`name` holds the same object as (one of) `sources`."""
+        self.same.setdefault(name, set()).update(s for s in sources if s is not None)
 
     def earlier_names(self, name: str) -> set[str]:
         """`name` and the earlier names of the same object (copies, loop state, branches)."""
@@ -346,76 +375,72 @@ class _Owners:
                 return referring
             referring |= more
 
-    def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
-        """Each branch on its own; a target owns its value if it does at the end of both branches."""
-        targets = ir.bound_names(let)
-        ends, shapes = [], []
-        for branch in (e.then, e.orelse):
-            end = self.block(branch, owned, after)
-            result = _name(branch.result)
-            moves = result is not None and not after(result)
-            own = moves and result in end
-            packed = self.packed.get(result) if moves else None
-            end.discard(result)  # handed on to the target
-            ends.append(end)
-            shapes.append((own, packed))
-            if isinstance(let.target, str):
-                self.alias(let.target, result)
-            else:  # each target is the same component of the branch's tuple
-                for t, item in zip(targets, self.items.get(result, ())):
-                    self.alias(t, item)
-        owned.intersection_update(*ends)
-        packs = [p for _, p in shapes]
-        same = all(p is not None and len(p) == len(packs[0]) for p in packs)
-        if isinstance(let.target, str):
-            if all(own for own, _ in shapes):
-                owned.add(let.target)
-            if same:
-                self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
-                self.items[let.target] = self._joined_items(e, len(packs[0]))
-        elif same and len(packs[0]) == len(targets):
-            owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
 
-    def _joined_items(self, e: ir.Case, width: int) -> list[str]:
-        """For a case whose branches both end in a tuple: a name per component standing for both branches'
-        components (so an update through the joined tuple finds their views)."""
-        out = []
-        for k in range(width):
-            joined = f"<component {k} of {id(e)}>"  # not a variable of the program: it links the branches'
-            for branch in (e.then, e.orelse):
-                items = self.items.get(_name(branch.result), ())
-                self.alias(joined, items[k] if k < len(items) else None)
-            out.append(joined)
-        return out
+class _Aliasing:
+    """What an expression does with the references it reads, by the variables' types: which variables
+    it reads, which its result refers to (the arrays it views, the values a container holds), whether
+    it is a view, whether it makes new arrays."""
 
-    def loop(self, let: ir.Let, e: ir.Loop, owned: set[str], after: UsedAfter) -> None:
-        """A state variable owns its value if its initial value does and every iteration hands a value it
-        owns to the next: assume it for all such, drop those whose new value is not, until stable."""
-        bound = _bound(e)
-        # read again by every iteration (not the first values of the state: read once, at the loop's entry)
-        entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.reads))
-        outer = {n for n in self.reads(e) if n not in bound and n not in entry}
-        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
-        for p, a, n in zip(e.state, e.init, e.next):
-            _consume(a, owned)
-            self.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
-        nexts = {n.name for n in e.next if isinstance(n, ir.Var)}
-        while True:
-            self.defined -= bound  # what the body binds is not bound yet when an iteration starts
-            self.defined.update(e.state)
-            start = owned | assumed
-            if isinstance(e, ir.WhileLoop):
-                start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
-            end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
-            kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
-            if kept == assumed:
-                break
-            assumed = kept
-        owned.intersection_update(end)  # what the loop consumed is not owned after it
-        for t, p in zip(ir.bound_names(let), e.state):
-            if p in assumed:
-                owned.add(t)
-            self.alias(t, p)
+    def __init__(self, types: dict[str, VType]):
+        self.types = types
+
+    def reads(self, e: ir.Expr) -> Iterator[str]:
+        """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
+        if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
+            return iter(_atom_names(self.after_update(e)))
+        if isinstance(e, ir.Prim) and e.op in (WRITTEN_BACK, VIEWED_AGAIN) and self.array_view(e):
+            return iter(_atom_names(e.args[1]) | _atom_names(e.args[3]))  # not the version that missed a write
+        return _reads(e, self.reads)
+
+    def array_view(self, e: ir.Prim) -> bool:
+        """Whether `views.py`'s write-back or re-derivation is of an array's view (a tuple, list or dict
+        holds its elements themselves: what is written through one is the container's business)."""
+        base = e.args[0] if e.op is WRITTEN_BACK else e.args[1]
+        return isinstance(self.types.get(_name(base)), Arr)
+
+    def after_update(self, e: ir.Prim) -> ir.Atom:
+        """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
+        x, t = e.args
+        return t if _mutable(self.types.get(_name(x))) else x
+
+    def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
+        """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
+        the values a tuple, list, dict or closure holds."""
+        if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
+            view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
+            return [e.base] if view and not self.advanced(e) else []
+        if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and self.array_view(e):
+            return [a for a in e.args[1:2] if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
+            args = e.args[:1] if e.op.aliases == "view" else e.args
+            return [a for a in args if isinstance(a, ir.Var)]
+        held = {
+            ir.MakeTuple: "items",
+            ir.MakeList: "items",
+            ir.MakeDict: "values",
+            ir.MakeClosure: "captured",
+            ir.MakeRecord: "values",
+        }
+        if type(e) in held:
+            return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Prim) and (e.op in UPDATES or e.op is SET_FIELD):  # the container (object) holds it
+            return [a for a in e.args[1:] if isinstance(a, ir.Var)]
+        return []
+
+    def is_view(self, e: ir.Expr) -> bool:
+        """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
+        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and (e.op.aliases == "view" or e.op is VIEWED_AGAIN)
+
+    def advanced(self, e: ir.Read) -> bool:
+        """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
+        index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
+        parts = index.items if isinstance(index, Tup) else (index,)
+        return any(isinstance(p, (Arr, Lst)) for p in parts)
+
+    def new_arrays(self, e: ir.Expr, target: str | tuple[str, ...]) -> bool:
+        """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
+        numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
+        return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
 
 
 def _mutable(t: VType | None) -> bool:
