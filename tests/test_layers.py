@@ -84,7 +84,7 @@ STAGES = {
     ],
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run
-    "api": ["", "conversions", "transforms"],
+    "api": ["", "conversions", "plans", "transforms"],
     "__init__": [""],  # the package itself: the public names
     "__main__": [""],  # the command line
 }

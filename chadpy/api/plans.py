@@ -1,0 +1,267 @@
+"""How a call finds its compiled derivative: what chadpy differentiates for a callable (`target_of`), the
+types of the argument values (`signature`), and the `Plan` cached per argument shapes, with the
+conversions of cotangents at its ends (`seed`, `user_cotangents`).
+
+Derivatives are built at their first use and cached per argument signature and stage (on the function,
+`CACHE_ATTR`); a cached derivative is rebuilt if a module constant or function it used was rebound.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..chad.stages import stage_named
+from ..errors import ChadError, ChadTypeError, Loc
+from ..ir.types import Float, Tup, VType, is_active, of_value
+from ..pipeline import build
+from ..read.source import Watch
+from ..rules.registry import lookup
+from .conversions import from_user, to_user
+
+CACHE_ATTR = "__chad_cache__"
+
+
+DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
+
+
+PRIMITIVE_CACHES: dict[object, dict] = {}  # the derivative caches of primitives (which have no __dict__)
+
+
+def unwrap(f: Callable) -> Callable:
+    return getattr(f, "__chad_wrapped__", f)
+
+
+class Target(NamedTuple):
+    """What chadpy differentiates for a callable: a Python function or a primitive, and the values
+    bound before the caller's arguments and as keywords (a bound method's instance, a
+    `functools.partial`'s arguments: data, never differentiated)."""
+
+    fn: Callable
+    bound: tuple = ()
+    keywords: dict = {}  # never mutated: a shared default is safe
+
+    def values(self, args: tuple, kwargs: dict) -> tuple:
+        """All parameter values of `fn` for a call with `args` and `kwargs`."""
+        return bind(self.fn, (*self.bound, *args), {**self.keywords, **kwargs})
+
+    def places(self, positions: range | tuple[int, ...]) -> tuple[Place, ...]:
+        """Where the positional arguments at these positions of a call (as passed, like JAX's `argnums`)
+        land among `fn`'s parameter values: a parameter, or an element of its `*args` tuple."""
+        k = len(self.bound)
+        named = self.fn.__code__.co_argcount if isinstance(self.fn, types.FunctionType) else None
+        return tuple((k + i, None) if named is None or k + i < named else (named, k + i - named) for i in positions)
+
+
+Place = tuple[int, "int | None"]  # a parameter's position, and an element's in its `*args` tuple (or None)
+
+
+def signature(values: tuple, places: tuple[Place, ...]) -> tuple[VType, ...]:
+    """The types of the parameter values, differentiated at `places`."""
+    return tuple(
+        Tup(tuple(of_value(e, (p, j) in places) for j, e in enumerate(v)))
+        if any(q == p and j is not None for q, j in places)
+        else of_value(v, (p, None) in places)
+        for p, v in enumerate(values)
+    )
+
+
+def _user_ct(cts: tuple, sig: tuple[VType, ...], values: tuple, place: Place) -> Any:
+    """The user's cotangent of the argument at `place`."""
+    p, j = place
+    ct = to_user(cts[p], sig[p], values[p])
+    return ct if j is None else ct[j]
+
+
+def target_of(f: Callable) -> Target:
+    """What chadpy differentiates for `f`."""
+    fn = unwrap(f)
+    if inspect.ismethod(fn):
+        inner = target_of(fn.__func__)
+        return inner._replace(bound=(*inner.bound, fn.__self__))
+    if isinstance(fn, functools.partial):
+        inner = target_of(fn.func)
+        return inner._replace(bound=(*inner.bound, *fn.args), keywords={**inner.keywords, **fn.keywords})
+    if getattr(fn, DERIVATIVE_ATTR, False) or (getattr(fn, "__module__", None) or "").startswith("chadpy."):
+        raise ChadError(
+            f"`{getattr(fn, '__name__', fn)}` here is a derivative chadpy made (or part of chadpy's API): "
+            "differentiating a derivative (grad of grad) is not supported yet"
+        )
+    if isinstance(fn, types.FunctionType) or lookup(fn) is not None:
+        return Target(fn)
+    if not callable(fn):
+        raise ChadError(f"chadpy differentiates functions; got the {type(fn).__name__} {fn!r}")
+    raise ChadError(
+        f"chadpy has no rule for {getattr(fn, '__name__', type(fn).__name__)} and no Python source to differentiate; "
+        "register its derivative with chadpy.defvjp"
+    )
+
+
+def marked_derivative(f: Callable) -> Callable:
+    """Mark a function chadpy returns, so that differentiating it is a clear error, not a wrong number."""
+    setattr(f, DERIVATIVE_ATTR, True)
+    return f
+
+
+NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})  # their shape is their type
+
+
+FLOAT = frozenset({float})
+
+
+def shape_key(v: Any) -> Any:
+    """What the type signature of a value depends on: its type, a tuple's shape, the kinds of a
+    list's or dict's elements, an array's dtype kind (not its shape: derivatives are shape-generic)."""
+    kind = type(v)
+    if kind is float:
+        return kind
+    if kind is tuple:
+        return tuple(map(shape_key, v))
+    if kind is list:
+        kinds = frozenset(map(type, v))  # at C speed; elements that are not plain numbers are looked into
+        return kind, kinds if kinds <= NUMBERS else frozenset(map(shape_key, v))
+    if kind is dict:  # its keys are part of its type (each key's value has its own)
+        return kind, tuple((k, shape_key(x)) for k, x in v.items())
+    if kind is np.ndarray:
+        return kind, v.ndim, v.dtype.kind
+    if callable(v) and kind is not type:
+        return v  # a function argument: its code (and the constants it reads) is part of the derivative
+    return kind
+
+
+def bind(fn: Callable, args: tuple, kwargs: dict) -> tuple:
+    """All parameter values in order (defaults filled in)."""
+    if not isinstance(fn, types.FunctionType):  # a primitive: its arguments by position
+        if kwargs:
+            raise ChadError(f"{fn.__name__}: differentiate a primitive with positional arguments only")
+        return args
+    code = fn.__code__
+    stars = code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and not stars:
+        return args  # the common case, without inspect's overhead
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise ChadError(f"{fn.__name__}: {e}") from None
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
+
+
+def argument_positions(argnums: int | tuple[int, ...], nargs: int) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ChadError(f"argnums {i} out of range for {nargs} positional arguments")
+    return tuple(i % nargs for i in nums)
+
+
+class Plan(NamedTuple):
+    """A derivative ready for calls with one argument signature: a gradient function keeps one per
+    argument shapes, so a repeated call skips binding, signature and cache-key work and rechecks
+    only the outside values the derivative read (`watch`)."""
+
+    forward: Callable  # (result, saved) of the parameters
+    backward: Callable  # the parameters' cotangents of (saved, the result's)
+    watch: Watch | None  # None if it read no outside value
+    sig: tuple[VType, ...]
+    result_type: VType
+    result_active: bool
+    seed_one: bool  # the result is a float: the seed 1.0 is passed as it is
+    places: tuple[Place, ...]
+    floats: bool  # the places are all the parameters, in order, each given a Python float
+    loc: Loc
+    cache: dict  # the function's derivative cache (its "last_sig" is what `source(f)` shows)
+
+
+def plan_for(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str) -> Plan:
+    """The cached derivative for these argument types, differentiated at `places` (built on first use)."""
+    if isinstance(fn, types.FunctionType):
+        cache: dict = fn.__dict__.setdefault(CACHE_ATTR, {})
+    else:
+        cache = PRIMITIVE_CACHES.setdefault(fn, {})
+    key = (places, tuple(map(shape_key, values)), simplify, stage)
+    plan = cache.get(key)
+    if plan is None or plan.watch and not plan.watch.still_valid():
+        d = build(fn, signature(values, places), stage_named(stage), simplify)
+        rt = d.result_type
+        every = places == tuple((p, None) for p in range(len(values)))
+        floats = every and all(type(v) is float and t.active for v, t in zip(values, d.sig))
+        plan = cache[key] = Plan(
+            d.forward,
+            d.backward,
+            d.watch if d.watch.entries else None,
+            d.sig,
+            rt,
+            is_active(rt),
+            type(rt) is Float and rt.active,
+            places,
+            floats,
+            d.entry.fn.loc,
+            cache,
+        )
+    cache["last_sig"] = plan.sig
+    return plan
+
+
+def user_cotangents(plan: Plan, cts: tuple, values: tuple) -> tuple:
+    """The user's cotangents of the arguments at the plan's places."""
+    return tuple([_user_ct(cts, plan.sig, values, place) for place in plan.places])
+
+
+def seed(plan: Plan, ct: Any) -> Any:
+    """The output cotangent in chadpy's sparse form."""
+    return from_user(ct, plan.result_type) if plan.result_active else None
+
+
+def scalar_seed(fn: Callable, value: Any, loc: Loc) -> float:
+    """The seed cotangent 1.0, after checking the output is a float (a Python float, a NumPy
+    floating scalar or a 0-d float array)."""
+    if (
+        isinstance(value, (float, np.floating))
+        or isinstance(value, np.ndarray)
+        and value.shape == ()
+        and (value.dtype.kind == "f")
+    ):
+        return 1.0
+    raise ChadTypeError(
+        f"grad of {getattr(unwrap(fn), '__name__', fn)} needs a scalar float output, "
+        f"got {type(value).__name__}; use vjp for others",
+        loc,
+    )
+
+
+class PlansByShape:
+    """A gradient function's plans, found by the shapes of a call's arguments (`by_shape`), or by their
+    types alone for a call of numbers (`by_type`, at C speed); `new` makes one for a call not seen before."""
+
+    def __init__(self, target: Target, argnums: int | tuple[int, ...], simplify: bool, stage: str):
+        self.target, self.argnums, self.simplify, self.stage = target, argnums, simplify, stage
+        fn = target.fn
+        code = fn.__code__ if isinstance(fn, types.FunctionType) else None
+        stars = code is not None and code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+        # the number of positional arguments that gives every parameter (None: any; -1: no number does)
+        self.positional = (
+            None if code is None else -1 if code.co_kwonlyargcount or stars else code.co_argcount - len(target.bound)
+        )
+        self.by_shape: dict[tuple, Plan] = {}  # argument shapes -> plan, for calls of that form
+        self.by_type: dict[tuple, Plan] = {}  # the same for calls of numbers only, whose shapes are their types
+        self.places_of: dict[int, tuple[Place, ...]] = {}  # where argnums land, per number of positional arguments
+
+    def new(self, args: tuple, kwargs: dict, keyed: bool) -> tuple[Plan, tuple]:
+        """The plan for a call not seen before (or whose derivative is stale), and its parameter values."""
+        places = self.places_of.get(len(args))
+        if places is None:  # after a bound method's instance; in `*args`
+            places = self.places_of[len(args)] = self.target.places(argument_positions(self.argnums, len(args)))
+        values = self.target.values(args, kwargs)
+        plan = plan_for(self.target.fn, values, places, self.simplify, self.stage)
+        if keyed:
+            shapes = tuple(map(shape_key, values))
+            self.by_shape[shapes] = plan
+            if NUMBERS.issuperset(shapes):
+                self.by_type[shapes] = plan
+        return plan, values
