@@ -26,6 +26,7 @@ _HELPER_MODULES = (
     "runtime.pointwise",
     "runtime.closures",
     "runtime.arrays",
+    "runtime.array_cotangents",
     "runtime.writes",
     "runtime.numpy",
     "runtime.reductions",

@@ -24,6 +24,7 @@ STAGES = {
         "sequences",
         "pointwise",
         "arrays",
+        "array_cotangents",
         "cost",
         "environments",
         "numpy",

@@ -1,7 +1,7 @@
 """Cotangents across the API boundary: chadpy's sparse forms <-> values in the user's structure.
 
 Inside generated code a cotangent is sparse (`runtime.Zero`, dicts of the parts that
-are not zero, `arrays.Scatter`); a user gives and receives one in the structure of
+are not zero, `array_cotangents.Scatter`); a user gives and receives one in the structure of
 the primal value it belongs to (a float, an array, a tuple, list or dict of them).
 """
 
@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import ChadTypeError
 from ..ir.records import PYTREES, new_record
 from ..ir.types import Arr, Dct, Float, Lst, Rec, Tup, VType, is_active
-from ..runtime.arrays import LAZY, Scatter, float_dtype, ndarray_of, python_scalar
+from ..runtime.array_cotangents import LAZY, Scatter, ndarray_of
+from ..runtime.arrays import float_dtype, python_scalar
 from ..runtime.cotangents import Zero, tuple_part
 
 

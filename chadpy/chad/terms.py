@@ -11,7 +11,7 @@ from ..ir import nodes as ir
 from ..ir.records import is_namedtuple, new_record
 from ..ir.types import SLICE, Arr, Dct, Fn, Lst, Rec, Tup, is_number
 from ..rules.registry import ZERO, resolve
-from ..runtime.arrays import index_ct
+from ..runtime.array_cotangents import index_ct
 from ..runtime.closures import Closure
 from ..runtime.cotangents import tuple_part
 from ..runtime.environments import dense_one_hot

@@ -13,7 +13,7 @@ and one call after the loop adds them all, in the same order:
         dx_values.append(ditem)
     dx = add_columns(dx, x, dx_at, dx_values)
 
-(`arrays.add_columns`: a float64 vector's float one-hots at int places become a Scatter's columns
+(`array_cotangents.add_columns`: a float64 vector's float one-hots at int places become a Scatter's columns
 as they are; `cotangents.add_items`: a dict of the values when every key comes once.) Each iteration
 does O(1) work, and the call after the loop O(its items): the cost bound holds. The outermost loop
 that qualifies takes the whole nest: its inner loops append to the same lists.
@@ -22,7 +22,7 @@ that qualifies takes the whole nest: its inner loops append to the same lists.
 from __future__ import annotations
 
 from ..names import NameSupply
-from ..runtime import arrays
+from ..runtime import array_cotangents
 from ..runtime.facts import COLLECTED_BY
 from ..target.expressions import Attr, CallX, ListX, Name, Obj, TupleX
 from ..target.statements import (
@@ -109,7 +109,7 @@ def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
         if v in other or len(adders) != 1:
             continue
         adder = adders.pop()
-        if adder is arrays.add_index:  # add_index(dx, v, x, i): one array x, the same in every iteration
+        if adder is array_cotangents.add_index:  # add_index(dx, v, x, i): one array x, the same in every iteration
             arrays_ = {a.value.args[2].id if isinstance(a.value.args[2], Name) else None for a in assigns}
             array = arrays_.pop() if len(arrays_) == 1 else None
             if array is None or array in bound:
@@ -128,7 +128,7 @@ def _to_appends(stmts: list[Stmt], v: str, places: str, values: str) -> None:
         update = _update(s)
         if update is not None and update[0] == v:
             args = s.value.args
-            place, value = (args[3], args[1]) if update[1] is arrays.add_index else (args[1], args[2])
+            place, value = (args[3], args[1]) if update[1] is array_cotangents.add_index else (args[1], args[2])
             stmts[at : at + 1] = [
                 Do(CallX(Attr(Name(places), "append"), [place]), comment=s.comment, loc=s.loc),
                 Do(CallX(Attr(Name(values), "append"), [value]), loc=s.loc),

@@ -34,7 +34,7 @@ from collections import Counter
 
 from ..names import NameSupply
 from ..rules.registry import ZERO
-from ..runtime import arrays
+from ..runtime import array_cotangents
 from ..runtime.cotangents import scaled
 from ..runtime.facts import ADDS_INTO
 from ..target.expressions import BinOp, CallX, Expr, Lit, Name, Obj, UnaryOp, is_zero
@@ -209,7 +209,7 @@ class _Unit:
         """s adds a zero into a name (the cotangent of a variable no derivative reached)."""
         if isinstance(s, Accum):
             value = s.value
-        elif _added(s) is not None and s.value.func.obj is arrays.add_index:
+        elif _added(s) is not None and s.value.func.obj is array_cotangents.add_index:
             value = s.value.args[1]
         else:
             return False

@@ -26,7 +26,7 @@ from collections import Counter
 import numpy as np
 
 from ..ir.types import INT, Arr, Float, VType
-from ..runtime import arrays, cotangents
+from ..runtime import array_cotangents, cotangents
 from ..runtime import numpy as array_rules
 from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
 from ..target.statements import (
@@ -89,8 +89,8 @@ def _add(s: Accum) -> Stmt:
     name, value = Name(s.name), s.value
     if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
         added = CallX(Obj(cotangents.add_at, "add_at"), [name, value.keys[0], value.values[0]])
-    elif isinstance(value, CallX) and _calls(value, arrays.index_ct):
-        added = CallX(Obj(arrays.add_index, "add_index"), [name, *value.args])
+    elif isinstance(value, CallX) and _calls(value, array_cotangents.index_ct):
+        added = CallX(Obj(array_cotangents.add_index, "add_index"), [name, *value.args])
     elif isinstance(value, CallX) and _calls(value, array_rules.matmul_ct_a) and not value.keywords:
         added = CallX(Obj(array_rules.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
     else:
@@ -151,16 +151,20 @@ class _Shapes:
             return None
         if isinstance(e, CallX) and isinstance(e.func, Obj) and not e.keywords:
             f = e.func.obj
-            if f is arrays.dense and len(e.args) == 2:
+            if f is array_cotangents.dense and len(e.args) == 2:
                 return self.of(e.args[1])
-            if f is arrays.unbroadcast and len(e.args) == 2 and self.of(e.args[0]) is not None:
+            if f is array_cotangents.unbroadcast and len(e.args) == 2 and self.of(e.args[0]) is not None:
                 return self.of(e.args[1])  # an array's cotangent summed down to x's shape (never Zero)
             if isinstance(f, np.ufunc) and f.nin == 1 and f.nout == 1 and len(e.args) == 1:
                 return self.of(e.args[0])
         return None
 
     def simpler(self, e: Expr) -> Expr:
-        if (_calls(e, arrays.unbroadcast) or _calls(e, arrays.dense)) and len(e.args) == 2 and not e.keywords:
+        if (
+            (_calls(e, array_cotangents.unbroadcast) or _calls(e, array_cotangents.dense))
+            and len(e.args) == 2
+            and not e.keywords
+        ):
             value, like = e.args
             if isinstance(like, Name) and self.array(like.id) and self.of(value) == self.of(like) is not None:
                 return value
@@ -181,7 +185,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
     def key(s: Stmt) -> tuple | None:
         """(dx, x, i) of `dx = add_index(dx, v, x, i)`: v the float cotangent of x[i], x a vector, i an int,
         v a name bound once (so it means the same further on)."""
-        if not (isinstance(s, Assign) and len(s.targets) == 1 and _calls(s.value, arrays.add_index)):
+        if not (isinstance(s, Assign) and len(s.targets) == 1 and _calls(s.value, array_cotangents.add_index)):
             return None
         ct, value, *where = s.value.args
         if not (isinstance(ct, Name) and ct.id == s.targets[0] and all(isinstance(e, Name) for e in (value, *where))):

@@ -43,7 +43,7 @@ import numpy as np
 from ..ir.types import Arr, Dct, Lst, Tup, VType
 from ..runtime import numpy as array_rules
 from ..runtime import pointwise as runtime
-from ..runtime.arrays import dense, unbroadcast
+from ..runtime.array_cotangents import dense, unbroadcast
 from ..runtime.cotangents import Zero
 from ..target.expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ChadError
-from .arrays import ndarray_of, python_scalar, unbroadcast
+from .array_cotangents import ndarray_of, unbroadcast
+from .arrays import python_scalar
 from .cotangents import Zero
 from .numpy import _t, linear
 from .reductions import _others_product

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Axis, IntTuple, Outers, float_dtype, ndarray_of, python_scalar, unbroadcast
+from .array_cotangents import Outers, ndarray_of, unbroadcast
+from .arrays import Axis, IntTuple, float_dtype, python_scalar
 from .cotangents import Zero, add, tuple_part
 from .facts import adds_into
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Axis, IntTuple, broadcast, float_dtype, index_ct, ndarray_of, python_scalar, unbroadcast
+from .array_cotangents import index_ct, ndarray_of, unbroadcast
+from .arrays import Axis, IntTuple, broadcast, float_dtype, python_scalar
 from .facts import reads_shape_only
 from .numpy import _axes, _expand, as_cotangent_of, linear
 

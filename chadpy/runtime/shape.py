@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import Axis, IntTuple, dense, ndarray_of, unbroadcast
+from .array_cotangents import dense, ndarray_of, unbroadcast
+from .arrays import Axis, IntTuple
 from .cotangents import Zero, tuple_part
 from .facts import reads_shape_only
 from .numpy import as_cotangent_of, linear

@@ -18,7 +18,8 @@ import scipy.special as sc
 import scipy.stats as st
 
 from ..errors import ChadError
-from .arrays import ndarray_of, python_scalar, unbroadcast
+from .array_cotangents import ndarray_of, unbroadcast
+from .arrays import python_scalar
 from .linalg import _lower_read
 from .numpy import _expand, linear
 

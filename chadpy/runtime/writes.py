@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from . import sequences
-from .arrays import LAZY, Scatter, dense, float_dtype, index_ct, ndarray_of, unbroadcast
+from .array_cotangents import LAZY, Scatter, dense, index_ct, ndarray_of, unbroadcast
+from .arrays import float_dtype
 from .cotangents import Zero
 
 ABSENT = object()  # a dict key that was not there
