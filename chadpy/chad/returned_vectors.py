@@ -62,6 +62,9 @@ class _Vector:
 
 
 class _Unlift:
+    """Rewrites one function's Fig. 7 code into Fig. 2's: accumulator operations become operations on the
+    environment vector `ev` that each backpropagator returns."""
+
     def __init__(self, vectors: type, ev: str):
         self.vectors = Obj(vectors, vectors.__name__)
         self.ev = ev

@@ -23,6 +23,8 @@ from ..runtime.environments import DenseEV, EArr, PersistentEnv, SparseEV
 
 @dataclass(frozen=True)
 class Stage:
+    """One of the paper's four stages: which transformation it uses and which environment runs it."""
+
     name: str
     state_passing: bool  # Fig. 7 (an accumulator threaded through) or Fig. 2 (vectors returned)
     environment: type  # the accumulator class (Fig. 7) or the environment vector class (Fig. 2)

@@ -45,6 +45,9 @@ def chad_spec(spec: Spec, stage: Stage) -> Def:
 
 
 class Chad:
+    """The CHAD transformation of one specialisation (Fig. 7): its slots, cotangent names and accumulator, and the
+    structural rules (function, block, let, case); `terms`, `loops` and `calls` hold the others."""
+
     def __init__(self, spec: Spec, stage: Stage):
         self.spec = spec
         self.stage = stage

@@ -19,6 +19,9 @@ from ..target.statements import Assign, Do, Stmt
 
 
 class Rewinds:
+    """The log of one function's in-place writes, and which of its rules must rewind it before their backward part
+    runs."""
+
     def __init__(self, fn: ir.Function, methods: dict, type_of: Callable, active: Callable, names: NameSupply):
         self.methods, self.type_of, self.active, self.names = methods, type_of, active, names
         self.written_after = _written_after(fn.body, False) if _writes(fn.body) else set()

@@ -194,6 +194,9 @@ class Program:
 
 
 class _Infer:
+    """One round of type inference over one specialisation: each let's type from its operands', callees specialised
+    on the way."""
+
     def __init__(self, program: Program, spec: Spec, strict: bool = False):
         self.program = program
         self.spec = spec

@@ -59,6 +59,9 @@ def summary(spec: object, callee: Callee) -> Summary:
 
 
 class Summary(NamedTuple):
+    """What a call of a specialisation does to references: whether each parameter may be kept, and whether the
+    result is a new object."""
+
     retains: tuple[bool, ...]
     fresh: bool
 

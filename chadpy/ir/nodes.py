@@ -52,11 +52,15 @@ class Operation(Protocol):
 
 @dataclass(frozen=True)
 class Var:
+    """A variable (an SSA name)."""
+
     name: str
 
 
 @dataclass(frozen=True)
 class Const:
+    """A constant written in the source (a number, a string, None, a tuple of them)."""
+
     value: object
 
 
@@ -268,12 +272,17 @@ class Let:
 
 @dataclass
 class Block:
+    """`let x1 = e1 in ... let xn = en in result`: a chain of lets ending in an atom."""
+
     lets: list[Let]
     result: Atom
 
 
 @dataclass(eq=False)  # compared by identity: a function value's type names its code
 class Function:
+    """A function of the IR: its parameters, body and place in the source (a lifted nested function also holds what
+    it captured)."""
+
     name: str
     params: list[str]
     body: Block

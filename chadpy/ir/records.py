@@ -33,6 +33,8 @@ _LIBRARY_ROOTS = tuple(
 
 
 class Pytree(NamedTuple):
+    """How a registered class is taken apart and put together again (JAX's pytree convention)."""
+
     flatten: Callable[[object], tuple[object, object]]  # obj -> (children, aux)
     unflatten: Callable[[object, object], object]  # (aux, children) -> obj
 

@@ -45,11 +45,15 @@ def code_name(code: object) -> str:
 
 
 class VType:
+    """The type of a value of the IR (`'` marks one a derivative flows through when printed)."""
+
     pass
 
 
 @dataclass(frozen=True)
 class _Bottom(VType):
+    """No type yet: what inference starts from, before any value reached a variable."""
+
     def __repr__(self) -> str:
         return "bottom"
 
@@ -59,6 +63,8 @@ BOTTOM = _Bottom()
 
 @dataclass(frozen=True)
 class Float(VType):
+    """A real number (a Python float or a NumPy floating scalar); `active` if a derivative flows through it."""
+
     active: bool
 
     def __repr__(self) -> str:
@@ -103,6 +109,8 @@ _DTYPES = "bifc"  # NumPy's promotion order of the dtype kinds chadpy distinguis
 
 @dataclass(frozen=True)
 class Arr(VType):
+    """A NumPy array of a rank (None: any) and a dtype kind; `active` if a derivative flows through it."""
+
     rank: int | None
     dtype: str
     active: bool = False
@@ -120,6 +128,8 @@ def arr(rank: int | None, dtype: str = "f", active: bool = False) -> Arr:
 
 @dataclass(frozen=True)
 class Tup(VType):
+    """A tuple of values of these types (the paper's product)."""
+
     items: tuple[VType, ...]
     cls: type | None = None  # a namedtuple's class: its components have names
 
@@ -154,6 +164,8 @@ class Rec(VType):
 
 @dataclass(frozen=True)
 class Lst(VType):
+    """A list whose elements all have this type."""
+
     item: VType
 
     def __repr__(self) -> str:

@@ -55,12 +55,7 @@ def lower_loop(
     """Lower a loop into `let <state> = loop ...`; return (status, retval) if it may `return`.
     `iteration`: what a `for` counts and how it binds its target (`desugar.iteration`)."""
     loc = lw.parsed.loc(stmt)
-    assigned = scope.assigned(stmt.body)
-    if isinstance(stmt, gast.For):
-        assigned |= {n.id for n in scope.walk(stmt.target) if isinstance(n, gast.Name)}
-    reads = scope.read(stmt.body) | (scope.read([stmt.test]) if isinstance(stmt, gast.While) else set())
-    reads = closures.expand(lw, reads)  # a call of a function named here reads what it reads
-    state = sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
+    state = _carried(lw, stmt, env, live)
     returns = scope.returns(stmt.body)
     stops = returns or scope.breaks(stmt.body, (gast.Break,))
 
@@ -92,23 +87,7 @@ def lower_loop(
 
     all_params = ([status] if status else []) + params + ([retval] if retval else [])
     all_init = ([ir.Const(0)] if status else []) + init + ([ir.Const(None)] if retval else [])
-    last = body.lets[-1] if body.lets else None
-    if (
-        last is not None
-        and isinstance(body.result, ir.Var)
-        and last.target == body.result.name
-        and isinstance(last.expr, ir.MakeTuple)
-    ):
-        body.lets.pop()
-        nxt = list(last.expr.items)
-    else:
-        names = tuple(lw.names.fresh("next") for _ in all_params)
-        if len(names) == 1:  # a one-tuple: take its element
-            body.lets.append(ir.Let(names[0], ir.Proj(body.result, ir.Const(0)), loc))
-        elif names:
-            body.lets.append(ir.Let(names, body.result, loc))
-        nxt = [ir.Var(n) for n in names]
-    body.result = ir.Const(None)
+    nxt = _next_state(lw, body, len(all_params), loc)
 
     outputs = ([lw.names.fresh("status")] if status else []) + [lw.bind(v, env) for v in state]
     outputs += [lw.names.fresh("retval")] if retval else []
@@ -120,6 +99,40 @@ def lower_loop(
     target = outputs[0] if len(outputs) == 1 else tuple(outputs) if outputs else lw.names.fresh("_")
     lets.append(ir.Let(target, expr, loc))
     return (outputs[0], outputs[-1]) if returns else None
+
+
+def _carried(lw: Lowering, stmt: gast.For | gast.While, env: dict, live: set[str]) -> list[str]:
+    """The loop's state: the variables it assigns that are read later or by the loop itself (and have a
+    value before it, or are read after it)."""
+    assigned = scope.assigned(stmt.body)
+    if isinstance(stmt, gast.For):
+        assigned |= {n.id for n in scope.walk(stmt.target) if isinstance(n, gast.Name)}
+    reads = scope.read(stmt.body) | (scope.read([stmt.test]) if isinstance(stmt, gast.While) else set())
+    reads = closures.expand(lw, reads)  # a call of a function named here reads what it reads
+    return sorted(v for v in assigned if (v in live or v in reads) and (v in env or v in live))
+
+
+def _next_state(lw: Lowering, body: ir.Block, width: int, loc: object) -> list[ir.Atom]:
+    """The atoms of the next iteration's state, from the body's result tuple (its elements where the body
+    ends by making it); the body's result becomes None."""
+    last = body.lets[-1] if body.lets else None
+    if (
+        last is not None
+        and isinstance(body.result, ir.Var)
+        and last.target == body.result.name
+        and isinstance(last.expr, ir.MakeTuple)
+    ):
+        body.lets.pop()
+        nxt = list(last.expr.items)
+    else:
+        names = tuple(lw.names.fresh("next") for _ in range(width))
+        if len(names) == 1:  # a one-tuple: take its element
+            body.lets.append(ir.Let(names[0], ir.Proj(body.result, ir.Const(0)), loc))
+        elif names:
+            body.lets.append(ir.Let(names, body.result, loc))
+        nxt = [ir.Var(n) for n in names]
+    body.result = ir.Const(None)
+    return nxt
 
 
 def join_if(lw: Lowering, stmt: gast.If, cond: ir.Atom, env: dict, lets: list, live: set[str]) -> None:

@@ -282,70 +282,86 @@ def best(lw: Lowering, largest: bool, path: str, node: gast.Call, env: dict, let
 
 
 def iteration(lw: Lowering, stmt: gast.For, env: dict, lets: list) -> tuple[ir.Atom, Binder]:
-    """What a `for` loop counts (a discrete sequence) and how it binds its target from the count."""
+    """What a `for` loop counts (a discrete sequence) and how it binds its target from the count: one case
+    per kind of iterable."""
     it, target = stmt.iter, stmt.target
     called = isinstance(it, gast.Call) and not lw.resolver.is_local(it.func, env)
     fn = lw.resolver.callee(it.func, env)[1] if called else None
     if fn is builtins.range:
-        seq = lw.let(prim_call(lw, RANGE, "range", it, env, lets), lets, "indices")
-        if isinstance(target, gast.Name):
-            never_negative = _from_zero_up(it)
-
-            def counter(body_env: dict, prelude: list) -> str:
-                name = lw.bind(target.id, body_env)
-                if never_negative:
-                    lw.counters.add(name)
-                return name
-
-            return seq, counter
-        return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
+        return _over_range(lw, it, target, env, lets)
     if fn in (builtins.enumerate, builtins.zip) and not any(isinstance(a, gast.Starred) for a in it.args):
-        if it.keywords and fn is builtins.zip:
-            raise lw.error(UnsupportedSyntax, "keyword arguments to `zip` are not supported", it)
-        args = [lw.atom(a, env, lets) for a in it.args]
-        start = args[1] if fn is builtins.enumerate and len(args) > 1 else None
-        if it.keywords:
-            start = lw.atom(it.keywords[0].value, env, lets)
-        seqs = args[:1] if fn is builtins.enumerate else args
-        lens = [lw.let(ir.Prim(PRIMITIVES[len], [a]), lets, "n") for a in seqs]
-        n = lens[0]
-        for m in lens[1:]:
-            n = lw.let(ir.Prim(PRIMITIVES[min], [n, m]), lets, "n")
-        seq = lw.let(ir.Prim(RANGE, [n]), lets, "indices")
-        if not isinstance(target, gast.Tuple) or len(target.elts) != (2 if fn is builtins.enumerate else len(seqs)):
-            raise lw.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
-
-        # what `for` yields from each sequence, by position: the positions of a list or an array, a dict's keys
-        keys = [lw.let(ir.Prim(POSITIONS, [a]), lets, "positions") for a in seqs]
-
-        def parts(k: str, prelude: list) -> list[ir.Atom]:
-            items = []
-            for a, key in zip(seqs, keys):
-                at = lw.let(ir.Index(key, ir.Var(k), natural=True), prelude, "at")
-                items.append(lw.let(ir.Index(a, at, natural=True, of_loop=True), prelude, "item"))
-            if fn is builtins.zip:
-                return items
-            i = ir.Var(k) if start is None else lw.let(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
-            return [i, items[0]]
-
-        return seq, binder(lw, target, parts, unpack=False)
+        return _over_positions(lw, fn, it, target, env, lets)
     if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and lw.resolver.is_local(it.func.value, env):
-        method = it.func.attr
-        if method in ("items", "keys", "values") and not it.args:
-            d = lw.atom(it.func.value, env, lets)
-            seq = lw.let(ir.Prim(DICT_KEYS, [d]), lets, "keys")
-            if method == "keys":
-                return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
-            if method == "values":
-                return seq, binder(lw, target, lambda k, prelude: lw.let(ir.Index(d, ir.Var(k)), prelude, "v"))
-            return seq, binder(
-                lw, target, lambda k, prelude: [ir.Var(k), lw.let(ir.Index(d, ir.Var(k)), prelude, "v")], False
-            )
+        if it.func.attr in ("items", "keys", "values") and not it.args:
+            return _over_dict(lw, it, target, env, lets)
     xs = lw.atom(it, env, lets)
     seq = lw.let(ir.Prim(POSITIONS, [xs]), lets, "positions")
     return seq, binder(
         lw, target, lambda k, prelude: lw.let(ir.Index(xs, ir.Var(k), natural=True, of_loop=True), prelude, "x")
     )
+
+
+def _over_range(lw: Lowering, it: gast.Call, target: gast.AST, env: dict, lets: list) -> tuple[ir.Atom, Binder]:
+    """`for i in range(...)`: the range itself; a counter from 0 or above is never negative."""
+    seq = lw.let(prim_call(lw, RANGE, "range", it, env, lets), lets, "indices")
+    if isinstance(target, gast.Name):
+        never_negative = _from_zero_up(it)
+
+        def counter(body_env: dict, prelude: list) -> str:
+            name = lw.bind(target.id, body_env)
+            if never_negative:
+                lw.counters.add(name)
+            return name
+
+        return seq, counter
+    return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
+
+
+def _over_positions(
+    lw: Lowering, fn: object, it: gast.Call, target: gast.AST, env: dict, lets: list
+) -> tuple[ir.Atom, Binder]:
+    """`for i, x in enumerate(xs[, start])`, `for a, b in zip(xs, ys)`: positions 0..n-1 of the shortest."""
+    if it.keywords and fn is builtins.zip:
+        raise lw.error(UnsupportedSyntax, "keyword arguments to `zip` are not supported", it)
+    args = [lw.atom(a, env, lets) for a in it.args]
+    start = args[1] if fn is builtins.enumerate and len(args) > 1 else None
+    if it.keywords:
+        start = lw.atom(it.keywords[0].value, env, lets)
+    seqs = args[:1] if fn is builtins.enumerate else args
+    lens = [lw.let(ir.Prim(PRIMITIVES[len], [a]), lets, "n") for a in seqs]
+    n = lens[0]
+    for m in lens[1:]:
+        n = lw.let(ir.Prim(PRIMITIVES[min], [n, m]), lets, "n")
+    seq = lw.let(ir.Prim(RANGE, [n]), lets, "indices")
+    if not isinstance(target, gast.Tuple) or len(target.elts) != (2 if fn is builtins.enumerate else len(seqs)):
+        raise lw.error(UnsupportedSyntax, "unpack each element of this loop into a tuple of names", target)
+
+    # what `for` yields from each sequence, by position: the positions of a list or an array, a dict's keys
+    keys = [lw.let(ir.Prim(POSITIONS, [a]), lets, "positions") for a in seqs]
+
+    def parts(k: str, prelude: list) -> list[ir.Atom]:
+        items = []
+        for a, key in zip(seqs, keys):
+            at = lw.let(ir.Index(key, ir.Var(k), natural=True), prelude, "at")
+            items.append(lw.let(ir.Index(a, at, natural=True, of_loop=True), prelude, "item"))
+        if fn is builtins.zip:
+            return items
+        i = ir.Var(k) if start is None else lw.let(ir.Prim(OPERATORS["+"], [ir.Var(k), start]), prelude, "i")
+        return [i, items[0]]
+
+    return seq, binder(lw, target, parts, unpack=False)
+
+
+def _over_dict(lw: Lowering, it: gast.Call, target: gast.AST, env: dict, lets: list) -> tuple[ir.Atom, Binder]:
+    """`for k in d.keys()`, `for v in d.values()`, `for k, v in d.items()`: the dict's keys."""
+    method = it.func.attr
+    d = lw.atom(it.func.value, env, lets)
+    seq = lw.let(ir.Prim(DICT_KEYS, [d]), lets, "keys")
+    if method == "keys":
+        return seq, binder(lw, target, lambda k, prelude: ir.Var(k))
+    if method == "values":
+        return seq, binder(lw, target, lambda k, prelude: lw.let(ir.Index(d, ir.Var(k)), prelude, "v"))
+    return seq, binder(lw, target, lambda k, prelude: [ir.Var(k), lw.let(ir.Index(d, ir.Var(k)), prelude, "v")], False)
 
 
 def _from_zero_up(call: gast.Call) -> bool:

@@ -217,12 +217,22 @@ def spread(
             tail = lw.let(ir.Prim(PRIMITIVES[tuple], [tail]), lets, "rest")
             rest = tail if rest is None else lw.let(ir.Prim(CONCAT, [rest, tail]), lets, "rest")
     kwargs = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords if k.arg is not None}
+    kwargs.update(_spread_keywords(lw, signature, path, node, env, lets, set(positional[: len(args)]) | set(kwargs)))
+    return args, kwargs, rest
+
+
+def _spread_keywords(
+    lw: Lowering, signature: inspect.Signature, path: str, node: gast.Call, env: dict, lets: list, given: set[str]
+) -> dict[str, ir.Atom]:
+    """The parameters a call's `**kw` gives: each one not `given` otherwise (`kw[name]`, or `kw.get(name,
+    default)`); `kw` may hold no other key."""
+    collects = {p.kind for p in signature.parameters.values()}
+    kwargs: dict[str, ir.Atom] = {}
     spreads = [k for k in node.keywords if k.arg is None]
     if spreads:
         if len(spreads) > 1 or inspect.Parameter.VAR_KEYWORD in collects:
             raise lw.error(UnsupportedSyntax, "`**kw` is supported once, into a function without `**kwargs`", node)
         kw = lw.atom(spreads[0].value, env, lets)
-        given = set(positional[: len(args)]) | set(kwargs)
         names = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         taken = tuple(p.name for p in names if p.name not in given)
         _check(lw, ir.Prim(KEYS_WITHIN, [kw, ir.Const(taken)]), f"`{path}` takes only {taken} from `**`", lets)
@@ -234,7 +244,7 @@ def spread(
                 else ir.Prim(DICT_GET, [kw, ir.Const(name), ir.Const(default)])
             )
             kwargs[name] = lw.let(read, lets, name)
-    return args, kwargs, rest
+    return kwargs
 
 
 def _check(lw: Lowering, cond: ir.Expr, message: str, lets: list) -> None:

@@ -61,6 +61,8 @@ def _kind(value: object, depth: int = 3) -> object:
 
 @dataclass
 class ParsedFunction:
+    """A function's source as gast, with where it came from (file, first line, the lines), for locations."""
+
     pyfunc: types.FunctionType
     tree: gast.FunctionDef
     filename: str

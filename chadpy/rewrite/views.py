@@ -44,6 +44,8 @@ _KEY_PARTS = (gast.Name, gast.Constant, gast.Slice, gast.Tuple, gast.BinOp, gast
 
 @dataclass(frozen=True, eq=False)
 class View:
+    """A name that is a view of another's data: `base[key]`, `base.T` or `base.reshape(key)`."""
+
     base: str
     how: str  # "index", "T" or "reshape"
     key: gast.expr  # the index, the new shape, or None

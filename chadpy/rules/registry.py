@@ -75,6 +75,9 @@ NONZERO = Reals(0.2, 1.0, signed=True)  # kinks, poles and ties at 0 stay away
 
 @dataclass(eq=False)
 class Primitive:
+    """An operation chadpy knows: how it is written in the generated code, its kind rule, and its transposed
+    derivative (VJP), with what the registrars and the optimiser need to know of it."""
+
     name: str
     emit: Callable[..., Expr]  # argument expressions -> primal expression
     vjp: Vjp | None = None  # (d, y, *args[, saved=]) -> a cotangent per argument, or one tuple expression

@@ -63,11 +63,15 @@ class Expr:
 
 @dataclass(eq=False)
 class Name(Expr):
+    """A variable of the generated code."""
+
     id: str
 
 
 @dataclass(eq=False)
 class Lit(Expr):
+    """A literal value, printed with `repr`."""
+
     value: object
 
 
@@ -81,6 +85,8 @@ class Obj(Expr):
 
 @dataclass(eq=False)
 class _Binary(Expr):
+    """An expression of two operands and an operator (`BinOp`, `Compare`)."""
+
     op: str
     left: Expr
     right: Expr
@@ -94,11 +100,15 @@ class _Binary(Expr):
 
 @dataclass(eq=False)
 class BinOp(_Binary):
+    """`left op right` for an arithmetic operator."""
+
     pass
 
 
 @dataclass(eq=False)
 class UnaryOp(Expr):
+    """`op operand`: `-x`, `+x`, `not x`."""
+
     op: str  # "-", "+", "not"
     operand: Expr
 
@@ -111,11 +121,15 @@ class UnaryOp(Expr):
 
 @dataclass(eq=False)
 class Compare(_Binary):
+    """`left op right` for a comparison."""
+
     pass
 
 
 @dataclass(eq=False)
 class IfExp(Expr):
+    """`body if test else orelse`."""
+
     test: Expr
     body: Expr
     orelse: Expr
@@ -129,6 +143,8 @@ class IfExp(Expr):
 
 @dataclass(eq=False)
 class CallX(Expr):
+    """A call: the function, its positional arguments and its keywords."""
+
     func: Expr
     args: list[Expr]
     keywords: dict[str, Expr] = field(default_factory=dict)
@@ -143,6 +159,8 @@ class CallX(Expr):
 
 @dataclass(eq=False)
 class Attr(Expr):
+    """`value.attr`."""
+
     value: Expr
     attr: str
 
@@ -155,6 +173,8 @@ class Attr(Expr):
 
 @dataclass(eq=False)
 class Item(Expr):
+    """`value[index]`."""
+
     value: Expr
     index: Expr
 
@@ -167,6 +187,8 @@ class Item(Expr):
 
 @dataclass(eq=False)
 class TupleX(Expr):
+    """A tuple display."""
+
     items: list[Expr]
 
     def parts(self) -> list[Expr]:
@@ -178,6 +200,8 @@ class TupleX(Expr):
 
 @dataclass(eq=False)
 class DictX(Expr):
+    """A dict display (a sparse cotangent `{k: d}`, or a user's dict)."""
+
     keys: list[Expr]
     values: list[Expr]
 
@@ -190,6 +214,8 @@ class DictX(Expr):
 
 @dataclass(eq=False)
 class ListX(Expr):
+    """A list display."""
+
     items: list[Expr]
 
     def parts(self) -> list[Expr]:

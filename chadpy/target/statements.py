@@ -43,6 +43,8 @@ def replace(stmt: Stmt, **changes: object) -> Stmt:
 
 @dataclass(eq=False)
 class Stmt:
+    """A statement of the generated code, with the CHAD rule that made it (`comment`) and the user's line (`loc`)."""
+
     comment: str = field(default="", kw_only=True)
     loc: Loc | None = field(default=None, kw_only=True)
 
@@ -64,6 +66,8 @@ class Stmt:
 
 @dataclass(eq=False)
 class Assign(Stmt):
+    """`a, b = value` (one target: `a = value`)."""
+
     targets: list[str]  # more than one: tuple unpacking
     value: Expr
 
@@ -100,6 +104,8 @@ class Accum(Stmt):
 
 @dataclass(eq=False)
 class If(Stmt):
+    """`if test: body else: orelse`."""
+
     test: Expr
     body: list[Stmt]
     orelse: list[Stmt]
@@ -116,6 +122,9 @@ class If(Stmt):
 
 @dataclass(eq=False)
 class Def(Stmt):
+    """A function of the generated code (a specialisation's forward or backward half, or a backpropagator closure
+    before lifting); `env` is a backpropagator's Γ."""
+
     name: str
     params: list[str]
     body: list[Stmt]
@@ -167,6 +176,8 @@ class While(Stmt):
 
 @dataclass(eq=False)
 class Break(Stmt):
+    """`break`."""
+
     pass
 
 
@@ -222,6 +233,8 @@ class Replay(Stmt):
 
 @dataclass(eq=False)
 class Return(Stmt):
+    """`return value`."""
+
     value: Expr
 
     def exprs(self) -> list[Expr]:
