@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from sources import load_function
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+from tests.support.paths import ROOT
+from tests.support.sources import load_function
 
 
 def _updater():
@@ -112,9 +112,9 @@ def test_design_pages_new_primitive_is_one_line():
     import math
 
     import numpy as np
-    from fd import assert_grad_matches_fd
 
     from chadpy.rules import registry as primitives
+    from tests.support.fd import assert_grad_matches_fd
 
     with open(os.path.join(ROOT, "docs", "design.md")) as f:
         (line,) = [b for b in _blocks(f.read(), "python") if b.startswith("pointwise(")]

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 import pytest
-from fd import (
+
+from tests.support.fd import (
     assert_close,
     assert_same,
     assert_same_value,

@@ -1,0 +1,1 @@
+"""chadpy's tests, one folder per stage of the pipeline, `language/` by feature, helpers in `support/`."""

@@ -1,0 +1,1 @@
+"""The entry points, the command line, and where errors point."""

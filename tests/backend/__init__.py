@@ -1,0 +1,1 @@
+"""What chadpy prints (golden files, code generation) and how it compiles and loads it."""

@@ -1,0 +1,1 @@
+"""CHAD's four stages."""

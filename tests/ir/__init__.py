@@ -1,0 +1,1 @@
+"""The core IR and its checker."""

@@ -1,0 +1,196 @@
+"""Data read from outside the function (issue 14): module globals, closure cells and defaults holding
+arrays, containers, objects and random generators. They carry no derivative, are read when the
+derivative runs (never copied into it), and a rebinding rebuilds the derivative."""
+
+import functools
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.optimize
+
+import chadpy as chad
+from chadpy.errors import ChadError
+from tests.support.fd import assert_close, assert_grad_matches_fd, central_diff
+from tests.support.paths import ROOT
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(20, 3))
+Y = (X @ np.array([1.0, -2.0, 0.5]) + 0.3 * RNG.normal(size=20) > 0).astype(float)
+
+
+def logistic_loss(w):
+    """autograd's and JAX's example style: the data are module-level names."""
+    p = 1.0 / (1.0 + np.exp(-(X @ w)))
+    return -np.mean(Y * np.log(p) + (1.0 - Y) * np.log(1.0 - p)) + 0.01 * np.sum(w * w)
+
+
+def test_a_loss_reading_module_level_data():
+    assert_grad_matches_fd(logistic_loss, (np.array([0.1, -0.2, 0.3]),))
+
+
+def test_scipy_minimize_with_chadpy_jacobian():
+    w0 = np.zeros(3)
+    result = scipy.optimize.minimize(logistic_loss, w0, jac=chad.grad(logistic_loss), method="BFGS")
+    assert result.success
+    assert np.linalg.norm(chad.grad(logistic_loss)(result.x)) < 1e-5
+    reference = scipy.optimize.minimize(logistic_loss, w0, method="BFGS")  # finite-difference jacobian
+    assert_close(result.fun, reference.fun, rtol=1e-6, atol=1e-8)
+
+
+SCALE = np.array([1.0, 2.0])
+
+
+def scaled_norm(v):
+    return np.sum((SCALE * v) ** 2)
+
+
+def test_a_global_array_changed_between_two_calls():
+    global SCALE
+    v = np.array([0.5, -1.0])
+    g = chad.grad(scaled_norm)
+    assert_close(g(v), 2 * SCALE**2 * v)
+    SCALE[1] = 3.0  # mutated in place: the derivative reads the same array
+    assert_close(g(v), 2 * np.array([1.0, 9.0]) * v)
+    SCALE = np.array([0.5, 0.5])  # rebound: the derivative is rebuilt
+    assert_close(g(v), 2 * 0.25 * v)
+    SCALE = np.array([[1.0, 2.0], [0.5, 1.0]])  # another rank: rebuilt for it
+    assert_close(g(v), central_diff(scaled_norm, (v,), 0))
+    SCALE = np.array([1.0, 2.0])
+
+
+def test_an_array_that_changes_rank_in_place_rebuilds_the_derivative():
+    global SCALE
+    SCALE = np.array([1.0, 2.0, 3.0, 4.0])
+    v = np.ones(2)
+    g = chad.grad(scaled_norm)
+    with pytest.raises(ValueError):  # shapes (4,) and (2,) do not broadcast: Python says so too
+        g(v)
+    SCALE.shape = (2, 2)  # same object, now rank 2
+    assert_close(g(v), central_diff(scaled_norm, (v,), 0))
+    SCALE = np.array([1.0, 2.0])
+
+
+def make_loss(A, b):
+    """A factory: the loss closes over its data."""
+
+    def loss(w):
+        r = A @ w - b
+        return 0.5 * np.dot(r, r)
+
+    return loss
+
+
+def test_a_closure_over_data():
+    A, b = X[:5], Y[:5]
+    loss = make_loss(A, b)
+    w = np.array([0.2, 0.1, -0.4])
+    assert_close(chad.grad(loss)(w), A.T @ (A @ w - b))
+    assert_grad_matches_fd(loss, (w,))
+
+
+LAYERS = [np.eye(2), np.array([[0.5, 1.0], [-1.0, 0.25]])]
+TABLE = {"shift": np.array([0.1, -0.2]), "gain": 1.5}
+PAIR = (np.array([1.0, 2.0]), 3.0)
+
+
+def through_containers(x):
+    h = x
+    for layer in LAYERS:
+        h = np.tanh(layer @ h + TABLE["shift"])
+    a, c = PAIR
+    return TABLE["gain"] * np.sum(h * a) + c * np.sum(x)
+
+
+def with_a_default(x, weights=np.array([0.5, -1.5])):  # noqa: B008  a default array is data
+    return np.sum(weights * np.sin(x))
+
+
+def test_lists_dicts_tuples_and_defaults_of_arrays():
+    x = np.array([0.3, -0.7])
+    assert_grad_matches_fd(through_containers, (x,))
+    assert_grad_matches_fd(with_a_default, (x,))
+
+
+def array_methods(w):
+    n = X.shape[0]
+    return np.sum(X.T @ (X @ w)) / n + X.sum() * w[0] + X.mean(axis=0) @ w
+
+
+def test_attributes_and_methods_of_an_outside_array():
+    assert_grad_matches_fd(array_methods, (np.array([0.1, 0.2, -0.3]),))
+
+
+RS = np.random.RandomState(0)
+GEN = np.random.default_rng(0)
+
+
+def noisy(w):
+    e = RS.randn(2) + GEN.standard_normal(2) + np.random.normal(size=2)
+    return np.sum(w * e)
+
+
+def test_random_draws_are_data():
+    w = np.array([1.0, -1.0])
+    for seed in (0, 1):
+        RS.seed(seed)
+        GEN.bit_generator.state = np.random.default_rng(seed).bit_generator.state
+        np.random.seed(seed)
+        g = chad.grad(noisy)(w)
+        expected = (
+            np.random.RandomState(seed).randn(2)
+            + np.random.default_rng(seed).standard_normal(2)
+            + np.random.RandomState(seed).normal(size=2)
+        )
+        assert_close(g, expected)
+
+
+HISTORY = []
+
+
+def appends_to_outside_data(x):
+    HISTORY.append(x)
+    return x * 2.0
+
+
+def test_mutating_outside_data_is_an_error():
+    with pytest.raises(ChadError, match="`HISTORY.append\\(...\\)` changes a list or dict this function did not make"):
+        chad.grad(appends_to_outside_data)(1.0)
+    assert HISTORY == []
+
+
+def weighted(a, x, scale=1.0):
+    return scale * np.sum(a * x**2)
+
+
+WEIGHTS = np.array([1.0, 2.0])
+WEIGHTED = functools.partial(weighted, WEIGHTS, scale=3.0)
+
+
+def calls_a_partial(x):
+    return WEIGHTED(x) + WEIGHTED(x * 2.0, scale=0.5)
+
+
+def test_functools_partial_differentiated():
+    x = np.array([0.5, -1.0])
+    assert_close(chad.grad(WEIGHTED)(x), 3.0 * 2 * WEIGHTS * x)
+    assert_close(chad.grad(functools.partial(math.pow, 2.0))(3.0), 8 * math.log(2.0))
+    twice = functools.partial(functools.partial(weighted, WEIGHTS), scale=0.25)  # functools flattens it
+    assert_close(chad.grad(twice)(x), 0.25 * 2 * WEIGHTS * x)
+    assert_grad_matches_fd(WEIGHTED, (x,))
+
+
+def test_functools_partial_called_inside():
+    x = np.array([0.5, -1.0])
+    assert_close(chad.grad(calls_a_partial)(x), 3.0 * 2 * WEIGHTS * x + 0.5 * 2 * WEIGHTS * 4 * x)
+    assert_grad_matches_fd(calls_a_partial, (x,))
+
+
+@pytest.mark.slow  # 1.6 s (an example script in a subprocess): the whole suite runs it, the subset leaves it
+def test_the_scipy_example_runs():
+    root = str(ROOT)
+    path = os.path.join(root, "examples", "scipy_logistic.py")
+    subprocess.run([sys.executable, path], check=True, capture_output=True, cwd=root)

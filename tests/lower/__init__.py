@@ -1,0 +1,1 @@
+"""The front end: reading, scope analyses, lowering to the core IR."""

@@ -1,0 +1,1 @@
+"""The optimiser's passes, each against the unoptimised derivative and finite differences."""

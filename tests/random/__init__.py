@@ -1,0 +1,1 @@
+"""Random programs, differentiated and checked against plain Python and finite differences."""

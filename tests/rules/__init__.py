@@ -1,0 +1,1 @@
+"""The derivative rules: each against finite differences, and the registry."""

@@ -1,0 +1,1 @@
+"""The runtime the generated code calls: cotangents, arrays, environments."""
