@@ -37,6 +37,7 @@ from chadpy.runtime.numpy import (
 )
 from chadpy.runtime.reductions import extremum_ct, mean_ct, norm_ct, prod_ct, sum_ct
 from chadpy.runtime.shape import concatenate_ct, reshape_ct, stack_ct, transpose_ct
+from tests.support.fd import vjp_fd
 
 
 @pytest.fixture
@@ -45,21 +46,6 @@ def rng() -> np.random.Generator:
 
 
 # ====================================================================== helpers
-
-
-def fd_vjp(f, x, d, h: float = 1e-6):
-    """J^T d for f at x by central differences, coordinate by coordinate (x a float or an array)."""
-    if np.ndim(x) == 0 and not isinstance(x, np.ndarray):
-        x = float(x)
-        return float(np.sum(np.asarray(d) * (np.asarray(f(x + h)) - np.asarray(f(x - h))) / (2 * h)))
-    x = np.asarray(x, dtype=float)
-    g = np.empty(x.shape)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += h
-        xm[i] -= h
-        g[i] = np.sum(np.asarray(d) * (np.asarray(f(xp)) - np.asarray(f(xm))) / (2 * h))
-    return g
 
 
 def random_ct(rng, y):
@@ -71,7 +57,7 @@ def random_ct(rng, y):
 
 def check_vjp(f, x, ct, d, rtol: float = 1e-6, atol: float = 1e-7):
     """ct (any cotangent representation) equals the finite-difference J^T d, with x's shape."""
-    expected = fd_vjp(f, x, d)
+    expected = vjp_fd(f, x, d)
     if isinstance(x, np.ndarray):
         got = dense(ct, x)
         assert got.shape == x.shape

@@ -233,12 +233,7 @@ def _structure(g: object, arg: object, where: str) -> None:
 
 def _slopes(f: Callable, args: tuple, i: int, path: tuple, x: float, f0: float, h: float) -> tuple[float, float, float]:
     """(central, forward, backward) differences of f in the float at args[i][path]."""
-    step = h * max(1.0, abs(x))
-    xp, xm = x + step, x - step
-    hi, lo = list(args), list(args)
-    hi[i] = fd._replace(args[i], path, xp)
-    lo[i] = fd._replace(args[i], path, xm)
-    fp, fm = float(f(*hi)), float(f(*lo))
+    xp, xm, fp, fm = fd.stepped(f, args, i, path, x, h)
     return (fp - fm) / (xp - xm), (fp - f0) / (xp - x), (f0 - fm) / (x - xm)
 
 

@@ -84,8 +84,9 @@ def _replace(value: object, path: tuple, new: float) -> object:
     return _rebuilt(value, items) if isinstance(value, tuple) else items
 
 
-def _slope(f, args: tuple, i: int, path: tuple, x: float, h: float) -> float:
-    """The central difference quotient of f in the one float at args[i][path]."""
+def stepped(f, args: tuple, i: int, path: tuple, x: float, h: float) -> tuple[float, float, float, float]:
+    """(x + step, x - step, f there, f there) for the one float x at args[i][path], the step h relative
+    to |x| (absolute below 1)."""
     x = float(x)
     step = h * max(1.0, abs(x))
     xp, xm = x + step, x - step
@@ -93,7 +94,13 @@ def _slope(f, args: tuple, i: int, path: tuple, x: float, h: float) -> float:
     args_m = list(args)
     args_p[i] = _replace(args[i], path, xp)
     args_m[i] = _replace(args[i], path, xm)
-    return float((f(*args_p) - f(*args_m)) / (xp - xm))
+    return xp, xm, float(f(*args_p)), float(f(*args_m))
+
+
+def _slope(f, args: tuple, i: int, path: tuple, x: float, h: float) -> float:
+    """The central difference quotient of f in the one float at args[i][path]."""
+    xp, xm, fp, fm = stepped(f, args, i, path, x, h)
+    return (fp - fm) / (xp - xm)
 
 
 def _diff(f, args: tuple, i: int, path: tuple, x: object, h: float) -> object:
@@ -126,6 +133,12 @@ def central_diff(f, args, i: int, h: float = 1e-6) -> object:
     """
     args = tuple(args)
     return _diff(f, args, i, (), args[i], h)
+
+
+def vjp_fd(f, x: object, d: object, h: float = 1e-6) -> object:
+    """J^T d for f at x by central differences (x a float or an array; f's result, like d, a float or an
+    array): the derivative of <d, f(x)>."""
+    return central_diff(lambda x: inner(d, f(x)), (x,), 0, h)
 
 
 def inner(a: object, b: object) -> float:
