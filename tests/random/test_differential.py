@@ -1,14 +1,15 @@
-"""The differential tester (`differential.py`, programs from `progen.py`) as tests.
+"""The differential tester (`support/differential.py`, programs from `support/progen`) as tests.
 
 - `test_random_programs` (slow): a seeded batch, 300 programs by default
   (`CHAD_RANDOM_PROGRAMS=N` runs N), every 10th checked with every stage;
-- `test_random_programs_quick`: 40 other seeds, for the fast development subset.
+- `test_random_programs_quick`: 40 other seeds, for the fast development subset;
+- `test_pullbacks_are_linear_in_the_cotangent`: 30 more, each pullback run at two cotangents.
 
 Both fail listing the seeds of every `wrong`, `crash` and `invalid` program, grouped by
 symptom, with one shrunk reproducer (a ready-to-paste regression test) for each `wrong` and
 `crash` symptom (the 10 most frequent; 1 in the quick test), and fail if more than 3% of the
 programs are `rejected` (the rejection messages grouped). Rerun one seed with
-`python tests/differential.py --seed S --n 1 --print`, shrink it with `--shrink`.
+`python -m tests.support.differential --seed S --n 1 --print`, shrink it with `--shrink`.
 
 The other tests check the tester itself: the generator is deterministic and its programs
 run; `check` classifies hand-made cases; `shrink` and `format_regression` work.
@@ -17,6 +18,7 @@ run; `check` classifies hand-made cases; `shrink` and `format_regression` work.
 from __future__ import annotations
 
 import ast
+import copy
 import importlib.util
 import math
 import os
@@ -66,6 +68,27 @@ def test_random_programs_quick():
     report = _failure_report(results, shrink_per_class=1, max_checks=120)
     if report:
         pytest.fail(report, pytrace=False)
+
+
+def test_pullbacks_are_linear_in_the_cotangent():
+    """pullback(c) = c * pullback(1.0), leaf by leaf, for the generator's programs (every argument
+    differentiated), and the forward pass gives f's value."""
+    checked = 0
+    for seed in range(2_000_000, 2_000_030):
+        program = progen.generate(seed)
+        f = D.load(program.source)
+        args = progen.bind_args(program.args, f.__globals__)
+        try:
+            out, pullback = chad.vjp(f, *copy.deepcopy(args))
+        except chad.ChadError:
+            continue  # counted below: the generator's programs are almost all accepted
+        assert out == f(*copy.deepcopy(args)), f"seed {seed}"
+        ones, scaled = dict(D.leaves(pullback(1.0))), dict(D.leaves(pullback(-1.7)))
+        assert ones.keys() == scaled.keys(), f"seed {seed}"
+        for path, g in ones.items():
+            assert scaled[path] == pytest.approx(-1.7 * g, rel=1e-12, abs=1e-12), f"seed {seed}, at {path}"
+        checked += 1
+    assert checked >= 28, f"only {checked} of 30 programs differentiated"
 
 
 # ====================================================================== the tester itself

@@ -180,7 +180,7 @@ def _rejected(exc: chad.ChadError, where: str = "") -> Outcome:
 # ====================================================================== gradients
 
 
-def _leaves(value: object, path: tuple = ()) -> Iterator[tuple[tuple, float]]:
+def leaves(value: object, path: tuple = ()) -> Iterator[tuple[tuple, float]]:
     """(path, x) for every float inside a value, paths as `fd._replace` takes them."""
     if isinstance(value, np.ndarray):
         if np.issubdtype(value.dtype, np.floating):
@@ -190,13 +190,13 @@ def _leaves(value: object, path: tuple = ()) -> Iterator[tuple[tuple, float]]:
         yield path, float(value)
     elif isinstance(value, (list, tuple)):
         for k, v in enumerate(value):
-            yield from _leaves(v, path + (k,))
+            yield from leaves(v, path + (k,))
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _leaves(v, path + (k,))
+            yield from leaves(v, path + (k,))
     elif fd._is_record(value):  # a dataclass (a namedtuple is a tuple)
         for k, v in vars(value).items():
-            yield from _leaves(v, path + (k,))
+            yield from leaves(v, path + (k,))
 
 
 def _at(value: object, path: tuple) -> object:
@@ -245,7 +245,7 @@ def _compare_fd(f: Callable, args: tuple, nums: tuple[int, ...], grads: tuple, f
     """(checked, skipped, first mismatch or "") for every float in the differentiated arguments."""
     checked = skipped = 0
     for i, g in zip(nums, grads):
-        for path, x in _leaves(args[i]):
+        for path, x in leaves(args[i]):
             mine = float(_at(g, path))  # type: ignore[arg-type]
             verdict = None
             evidence = []
@@ -358,7 +358,7 @@ def _check(program: Program, stages: bool) -> Outcome:
         return Outcome("wrong", "wrong gradient", mismatch, checked, skipped)
     # -- the other stages
     if stages:
-        scale = max([abs(x) for g in grads_t for _, x in _leaves(g)] + [1e-300])
+        scale = max([abs(x) for g in grads_t for _, x in leaves(g)] + [1e-300])
         for stage, simplify in fd.MODES:
             if (stage, simplify) == ("efficient", True):
                 continue
