@@ -6,6 +6,8 @@ shows where it is: file name, absolute line number and the offending line's text
 from __future__ import annotations
 
 import math
+import re
+import traceback
 
 import pytest
 import scipy.special
@@ -306,3 +308,75 @@ def test_vjp_of_tuple_and_int_outputs_is_allowed():
     y, pullback = chad.vjp(e_returns_whole_number, 1.5)
     assert y == 3
     assert pullback(None) == (0.0,)
+
+
+# ====================================================================== messages
+
+
+def helper_with_a_with(x):
+    with open(__file__):
+        return x
+
+
+def calls_the_helper(x):
+    return helper_with_a_with(x) * 2.0
+
+
+def square_root(x):
+    return math.sqrt(x) * 2.0
+
+
+def test_an_error_in_a_callee_names_the_users_call():
+    with pytest.raises(chad.UnsupportedSyntax) as info:
+        chad.grad(calls_the_helper)(1.0)
+    message = str(info.value)
+    assert_located(message, calls_the_helper, "return helper_with_a_with(x) * 2.0")
+    assert_located(message, helper_with_a_with, "with open(__file__):")
+
+
+def test_api_misuse_names_the_users_line():
+    with pytest.raises(chad.ChadError) as info:
+        chad.grad(square_root, argnums=3)(1.0)
+    assert info.value.loc is not None and info.value.loc.filename == __file__
+    assert "argnums=3" in info.value.loc.line
+
+
+def _chadpy_frames(error: BaseException) -> list[str]:
+    files = [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
+    return [f for f in files if f.startswith(chad.__path__[0])]
+
+
+def test_tracebacks_leave_out_chadpys_frames(monkeypatch):
+    monkeypatch.delenv("CHADPY_TRACEBACK", raising=False)
+    with pytest.raises(ZeroDivisionError) as info:
+        chad.grad(square_root)(0.0)  # d/dx sqrt at 0: a float division by zero in the backward pass
+    assert len(_chadpy_frames(info.value)) == 1  # the entry point's `raise`, whose line says how to see them
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "return math.sqrt(x) * 2.0" in notes and __file__ in notes
+    monkeypatch.setenv("CHADPY_TRACEBACK", "full")
+    with pytest.raises(ZeroDivisionError) as info:
+        chad.grad(square_root)(0.0)
+    assert len(_chadpy_frames(info.value)) > 1  # the gradient function's call of the derivative too
+
+
+def test_a_function_without_a_module(tmp_path):
+    """A function exec'd in a namespace without `__name__` has `__module__` None: chadpy raised
+    AttributeError deciding whether it was one of its own (found writing docs/design.md's test)."""
+    path = tmp_path / "no_module.py"
+    path.write_text("def cube(x):\n    return x * x * x\n")
+    namespace: dict = {}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    assert namespace["cube"].__module__ is None
+    assert chad.grad(namespace["cube"])(2.0) == 12.0
+
+
+def sum_sorted_squares(xs):
+    return sum([v * v for v in sorted(xs)])
+
+
+def test_a_desugared_loop_is_located_at_its_own_line():
+    """The loop `sorted(xs)` hides was shown under the `def` line: the element it writes had no location
+    (found reading the golden files, issue 13). Every statement's line is now the user's `return` line."""
+    source = chad.source(sum_sorted_squares, [1.0, 3.0, 2.0])
+    lines = {m for m in re.findall(r"# line (\d+):", source)}
+    assert lines == {str(sum_sorted_squares.__code__.co_firstlineno + 1)}

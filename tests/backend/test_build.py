@@ -8,7 +8,7 @@ import importlib.util
 import pytest
 
 import chadpy as chad
-from tests.support.fd import central_diff
+from tests.support.fd import assert_grad_matches_fd, central_diff
 
 
 @pytest.fixture
@@ -84,3 +84,27 @@ def test_the_derivative_of_a_long_function_is_right(long_chain):
     fx, fy = (central_diff(long_chain, (0.3, 0.7), i) for i in (0, 1))
     assert gx == pytest.approx(fx, rel=1e-5, abs=1e-7)
     assert gy == pytest.approx(fy, rel=1e-5, abs=1e-7)
+
+
+# ====================================================================== 10. deep expressions
+
+
+def _module(tmp_path, name: str, source: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow  # 3 s: the whole suite runs it, the development subset leaves it
+def test_a_2000_term_sum(tmp_path):
+    terms = " + ".join(f"z * {k}.0" for k in range(2000))
+    f = _module(tmp_path, "deep_sum", f"def f(z):\n    return {terms}\n").f
+    assert chad.grad(f)(1.5) == float(sum(range(2000)))
+
+
+def test_100_nested_calls(tmp_path):
+    f = _module(tmp_path, "deep_calls", "import math\n\ndef f(z):\n    return " + "math.sin(" * 100 + "z" + ")" * 100).f
+    assert_grad_matches_fd(f, (0.7,))

@@ -39,6 +39,7 @@ import pytest
 import scipy.special
 
 import chadpy as chad
+from tests.language import higher_order_programs as P
 from tests.support.fd import (
     assert_close,
     assert_grad_matches_fd,
@@ -48,505 +49,6 @@ from tests.support.fd import (
     rand_list,
 )
 from tests.support.located import assert_located
-
-# ====================================================================== lambdas and nested defs, enclosing scope
-
-
-def ho_lambda_linear(x, a):
-    g = lambda t: a * t
-    return g(x)
-
-
-def ho_lambda_scalar(x, y):
-    g = lambda t: t * y + math.sin(t)
-    return g(x) + g(x * y)
-
-
-def ho_lambda_no_free_variables(x):
-    sq = lambda t: t * t
-    return sq(x) + sq(sq(x) - 1.0)
-
-
-def ho_def_branch(x, y):
-    def h(t):
-        u = t * y
-        if u > 0.0:
-            return math.exp(-u)
-        return u * u
-
-    return h(x) + h(-x) * y
-
-
-def ho_def_defaults_and_keywords(x, a):
-    def f(t, scale=2.0):
-        return scale * math.tanh(a * t)
-
-    return f(x) + f(x, scale=a) + f(t=a, scale=x)
-
-
-def ho_closure_reads_intermediates(x, y):
-    s = x * y
-    c = math.cos(s)
-    g = lambda t: s * t + c
-    return g(x) + g(g(y))
-
-
-def ho_closure_shadowing(x, y):
-    g = lambda x: x * y + 1.0  # the parameter x shadows the outer x
-    return g(y) + x * g(x)
-
-
-def ho_closure_array(v, w):
-    f = lambda u: np.sum(np.tanh(u * w))
-    return f(v) + f(v * v)
-
-
-def ho_closure_matrix(W, b, x):
-    def layer(h):
-        return np.tanh(W @ h + b)
-
-    return np.sum(layer(layer(x)) ** 2)
-
-
-def ho_closure_list(xs, x):
-    at = lambda i: xs[i] * x
-    return at(0) + at(2) * at(-1)
-
-
-def ho_closure_tuple(p, x):
-    poly = lambda t: p[0] + p[1] * t + p[2] * t * t
-    return poly(x) * poly(-x)
-
-
-def ho_closure_dict(params, x):
-    model = lambda t: params["w"] * t + params["b"]
-    return model(x) ** 2 + model(1.0)
-
-
-# ====================================================================== passing, returning and composing functions
-
-
-def apply_twice(f, x):
-    return f(f(x))
-
-
-def apply_n(f, x, n):
-    for _ in range(n):
-        x = f(x)
-    return x
-
-
-def compose(f, g):
-    return lambda t: f(g(t))
-
-
-def make_affine(w, b):
-    return lambda t: w * t + b
-
-
-def make_poly(coeffs):
-    def p(t):
-        y = 0.0
-        for c in coeffs:
-            y = y * t + c
-        return y
-
-    return p
-
-
-def apply_pair(fs, x):
-    f, g = fs
-    return f(x) * g(x)
-
-
-def apply_ops(ops, x):
-    return ops["f"](x) + ops["g"](x) * x
-
-
-def ho_pass_lambda(x, a):
-    return apply_twice(lambda t: a * math.sin(t), x)
-
-
-def ho_pass_def(x, a, n):
-    def step(t):
-        return t - 0.1 * (t * t - a)
-
-    return apply_n(step, x, n)
-
-
-def ho_factory(w, b, x):
-    f = make_affine(w, b)
-    g = make_affine(b, w)
-    return f(g(x)) * f(x)
-
-
-def ho_factory_poly(coeffs, x):
-    p = make_poly(coeffs)
-    return p(x) + p(0.5 * x) ** 2
-
-
-def ho_compose(x, a):
-    h = compose(math.exp, lambda t: a * t)
-    k = compose(h, h)
-    return h(x) + k(x)
-
-
-def ho_local_factory(x, y):
-    def make(s):
-        return lambda t: s * t + x
-
-    f = make(y)
-    g = make(x * y)
-    return f(y) * g(x)
-
-
-# ====================================================================== functions in tuples, lists and dicts
-
-
-def ho_tuple_of_functions(x, a, b):
-    fs = (lambda t: a * t, lambda t: t * t + b, math.sin)
-    f, g, h = fs
-    return f(x) + fs[1](g(x)) * h(x) + apply_pair((fs[0], fs[2]), x)
-
-
-def ho_list_from_factory(cs, x):
-    fs = [make_affine(c, x) for c in cs]  # one site: make_affine's lambda
-    s = 0.0
-    for f in fs:
-        s = s + f(x) ** 2
-    return s
-
-
-def ho_list_default_index(w, x):
-    fs = []
-    for k in range(len(w)):
-        fs.append(lambda y, k=k: y * w[k])
-    return sum([f(x) ** 2 for f in fs])
-
-
-def ho_list_default_value(cs, x):
-    fs = []
-    for c in cs:
-        fs.append(lambda y, c=c: math.sin(c * y))
-    return fs[0](x) + fs[-1](x) * fs[1](x)
-
-
-def ho_list_comprehension_of_lambdas(cs, x):
-    fs = [lambda y, c=c: c * y * y for c in cs]
-    return sum([f(x) for f in fs])
-
-
-def ho_dict_of_closures(x, a, b):
-    ops = {"scale": lambda t: a * t, "shift": lambda t: t + b, "square": lambda t: t * t}
-    return ops["square"](ops["scale"](ops["shift"](x)))
-
-
-def ho_dict_to_user_function(x, a):
-    ops = {"f": lambda t: a * t * t, "g": math.cos}
-    return apply_ops(ops, x)
-
-
-# ====================================================================== recursion and nesting
-
-
-def ho_recursive_power(x, a, n):
-    def power(y, k):
-        return a if k == 0 else y * power(y, k - 1)
-
-    return power(x, n) + power(a, 2)
-
-
-def ho_recursive_horner(xs, x):
-    def rest(i):
-        return 0.0 if i == len(xs) else xs[i] + x * rest(i + 1)
-
-    return rest(0)
-
-
-def ho_nested_closure(x, y, z):
-    def outer(u):
-        def inner(t):
-            return t * u + y * z
-
-        return inner(x) * u + inner(u)
-
-    return outer(y) + outer(z * x)
-
-
-def ho_nested_returned(x, y, z):
-    def adder(u):
-        def add(t):
-            return t + u * x
-
-        return add
-
-    f = adder(y)
-    g = adder(z)
-    return f(z) * g(x) + f(g(y))
-
-
-def ho_three_levels(x, y):
-    def a(p):
-        def b(q):
-            c = lambda r: r * p * q * x
-            return c(y) + q
-
-        return b(p * y)
-
-    return a(x) + a(y)
-
-
-# ====================================================================== functions as arguments
-
-
-def integrate_midpoint(f, a, b, n):
-    h = (b - a) / n
-    s = 0.0
-    for i in range(n):
-        s = s + f(a + (i + 0.5) * h)
-    return s * h
-
-
-def integrate_trapezoid(f, a, b, n):
-    h = (b - a) / n
-    s = 0.5 * (f(a) + f(b))
-    for i in range(1, n):
-        s = s + f(a + i * h)
-    return s * h
-
-
-def integrate_map(f, a, b, n):
-    h = (b - a) / n
-    ts = [a + (i + 0.5) * h for i in range(n)]
-    return h * sum(map(f, ts))
-
-
-def weighted_integral(f, w, a, b, n):
-    g = lambda t: f(t) * math.exp(-w * t)  # captures a function-valued parameter
-    return integrate_midpoint(g, a, b, n)
-
-
-def double_integral(f, a, b, n):
-    """The integral of f(s * t) over a <= s <= t <= b."""
-    inner = lambda t: integrate_midpoint(lambda s: f(s * t), a, t, n)
-    return integrate_midpoint(inner, a, b, n)
-
-
-def rk4(f, y, t0, t1, n):
-    h = (t1 - t0) / n
-    t = t0
-    for _ in range(n):
-        k1 = f(t, y)
-        k2 = f(t + 0.5 * h, y + 0.5 * h * k1)
-        k3 = f(t + 0.5 * h, y + 0.5 * h * k2)
-        k4 = f(t + h, y + h * k3)
-        y = y + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-        t = t + h
-    return y
-
-
-def newton(f, fprime, y, n):
-    for _ in range(n):
-        y = y - f(y) / fprime(y)
-    return y
-
-
-def fixed_point(g, y, n):
-    for _ in range(n):
-        y = g(y)
-    return y
-
-
-def gauss(t):
-    return math.exp(-t * t)
-
-
-def damped(t):
-    return math.exp(-0.5 * t) * math.cos(3.0 * t)
-
-
-def rational(t):
-    return 1.0 / (1.0 + t * t)
-
-
-def logistic(t, y):
-    return y * (1.0 - y) + 0.1 * math.sin(t)
-
-
-CUBIC = lambda t: t**3 - 2.0 * t  # a module-level lambda passed as a value
-
-
-def ho_ode_closure(k, y0):
-    rhs = lambda t, y: -k * y + math.sin(t)
-    return rk4(rhs, y0, 0.0, 1.0, 10)
-
-
-def ho_newton_cubic_root(c):
-    """The root of y**3 + y = c."""
-    f = lambda y: y**3 + y - c
-    fp = lambda y: 3.0 * y * y + 1.0
-    return newton(f, fp, 1.0, 20)
-
-
-def ho_fixed_point(a):
-    """The solution of y = 0.5 cos(y) + a."""
-    return fixed_point(lambda y: 0.5 * math.cos(y) + a, 0.0, 60)
-
-
-# ====================================================================== map, reduce, sorted, max, min, comprehensions
-
-
-def ho_map_sum(xs, w):
-    return sum(map(lambda v: math.tanh(w * v), xs))
-
-
-def ho_map_list_index(xs, w):
-    ys = list(map(lambda v: v * w + v * v, xs))
-    return ys[0] * ys[-1] + ys[1]
-
-
-def ho_map_for(xs, a):
-    s = 0.0
-    for y in map(lambda v: math.exp(a * v), xs):
-        s = s + y * y
-    return s
-
-
-def ho_map_two_lists(xs, ys, w):
-    return sum(map(lambda a, b: w * a * b + a, xs, ys))
-
-
-def ho_map_module_function_and_primitive(xs):
-    return sum(map(gauss, xs)) + sum(map(math.sin, xs)) * xs[0]
-
-
-def ho_map_params(params, x):
-    """map over a list of parameters: a sum of tanh units."""
-    return sum(map(lambda p: p[0] * math.tanh(p[1] * x + p[2]), params))
-
-
-def ho_map_params_def(params, x):
-    def unit(p):
-        w, b = p
-        return math.tanh(w * x + b) ** 2
-
-    return sum(map(unit, params))
-
-
-def ho_reduce_lambda(xs, w):
-    return functools.reduce(lambda acc, v: acc * w + v, xs, 0.0)
-
-
-def ho_reduce_no_initial(xs, w):
-    return functools.reduce(lambda a, b: a * b + w, xs)
-
-
-def ho_sorted_key(ps):
-    s = sorted(ps, key=lambda p: p[0])
-    total = 0.0
-    for i, (k, v) in enumerate(s):
-        total = total + (i + 1) * v * k
-    return total
-
-
-def ho_sorted_reverse(xs, c):
-    s = sorted(xs, key=lambda v: (v - c) ** 2, reverse=True)  # c only orders: its gradient is 0
-    return s[0] * 3.0 + s[1] * 2.0 + s[-1]
-
-
-def ho_sorted_weights(xs, w):
-    s = sorted(xs, key=lambda v: abs(v))
-    return sum([wi * v * v for wi, v in zip(w, s)])
-
-
-def ho_max_key(ps, x):
-    best = max(ps, key=lambda p: p[0] * x)
-    return best[1] * x + best[0] ** 2
-
-
-def ho_min_key(xs, c):
-    nearest = min(xs, key=lambda v: abs(v - c))
-    return nearest * c + nearest**2
-
-
-def ho_comprehension_closure(xs, a, b):
-    f = lambda v: a * v + b
-    return sum([f(v) ** 2 for v in xs if f(v) > 0.0])
-
-
-# ====================================================================== closures in loops
-
-
-def ho_closure_in_loop(w, x, n):
-    total = 0.0
-    for k in range(n):
-        g = lambda y: y * w[k]
-        total += math.sin(g(x))
-    return total
-
-
-def ho_def_in_loop(xs, x):
-    s = 0.0
-    for v in xs:
-
-        def term(t):
-            return math.sin(t * v) * v
-
-        s = s + term(x)
-    return s
-
-
-def ho_closure_reads_carried(xs, x):
-    # term reads s, which is reassigned after the call; term is never called again
-    s = 0.5
-    for v in xs:
-        term = lambda t: math.sin(t * v) + 0.1 * s
-        s = s + term(x)
-    return s
-
-
-def ho_closure_array_loop(X, w):
-    s = 0.0
-    for row in X:
-        score = lambda u: np.tanh(row @ u)
-        s = s + score(w) ** 2
-    return s
-
-
-def ho_factory_in_loop(ws, b, x):
-    y = x
-    for w in ws:
-        f = make_affine(w, b)
-        y = math.tanh(f(y))
-    return y
-
-
-def ho_closure_outside_loop(xs, a):
-    g = lambda t: a * t * t
-    s = 0.0
-    for v in xs:
-        s = s + g(v)
-    return s
-
-
-def ho_closure_in_while(x, c):
-    y = x
-    i = 0
-    while i < 5:
-        step = lambda t: t - 0.2 * (t * t - c)
-        y = step(y)
-        i += 1
-    return y
-
-
-def ho_reassigned_after_last_call(x):
-    # the closure's variable is reassigned only after its last call: no late binding
-    a = x * 2.0
-    g = lambda y: y * a
-    s = g(x)
-    a = a + 1.0
-    return s + a * x
-
 
 # ====================================================================== cases
 
@@ -564,48 +66,48 @@ XS = [0.3, -1.1, 0.8, 2.0, -0.4]  # distinct |v| and distinct |v - 0.25|, |v - 0
 
 CASES = [
     # lambdas and nested defs reading the enclosing scope
-    case(ho_lambda_linear, rand_float(1), rand_float(2)),
-    case(ho_lambda_scalar, rand_float(3), rand_float(4)),
-    case(ho_lambda_no_free_variables, rand_float(5)),
-    case(ho_def_branch, 0.7, 1.3),  # h(0.7) takes the exp branch, h(-0.7) the other
-    case(ho_def_defaults_and_keywords, rand_float(6), rand_float(7)),
-    case(ho_closure_reads_intermediates, rand_float(8), rand_float(9)),
-    case(ho_closure_shadowing, rand_float(10), rand_float(11)),
-    case(ho_closure_array, rand_array(12, 5), rand_array(13, 5)),
-    case(ho_closure_matrix, rand_array(14, (3, 3)), rand_array(15, 3), rand_array(16, 3)),
-    case(ho_closure_list, rand_list(17, 4), rand_float(18)),
-    case(ho_closure_tuple, (0.5, -1.2, 0.7), rand_float(19)),
-    case(ho_closure_dict, {"w": 0.8, "b": -0.3, "unused": 2.0}, rand_float(20)),
+    case(P.ho_lambda_linear, rand_float(1), rand_float(2)),
+    case(P.ho_lambda_scalar, rand_float(3), rand_float(4)),
+    case(P.ho_lambda_no_free_variables, rand_float(5)),
+    case(P.ho_def_branch, 0.7, 1.3),  # h(0.7) takes the exp branch, h(-0.7) the other
+    case(P.ho_def_defaults_and_keywords, rand_float(6), rand_float(7)),
+    case(P.ho_closure_reads_intermediates, rand_float(8), rand_float(9)),
+    case(P.ho_closure_shadowing, rand_float(10), rand_float(11)),
+    case(P.ho_closure_array, rand_array(12, 5), rand_array(13, 5)),
+    case(P.ho_closure_matrix, rand_array(14, (3, 3)), rand_array(15, 3), rand_array(16, 3)),
+    case(P.ho_closure_list, rand_list(17, 4), rand_float(18)),
+    case(P.ho_closure_tuple, (0.5, -1.2, 0.7), rand_float(19)),
+    case(P.ho_closure_dict, {"w": 0.8, "b": -0.3, "unused": 2.0}, rand_float(20)),
     # passing, returning and composing functions
-    case(ho_pass_lambda, rand_float(21), rand_float(22)),
-    case(ho_pass_def, 0.4, 1.7, 6),
-    case(ho_factory, rand_float(23), rand_float(24), rand_float(25)),
-    case(ho_factory_poly, rand_list(26, 4), rand_float(27)),
-    case(ho_compose, 0.3, 0.7),
-    case(ho_local_factory, rand_float(28), rand_float(29)),
+    case(P.ho_pass_lambda, rand_float(21), rand_float(22)),
+    case(P.ho_pass_def, 0.4, 1.7, 6),
+    case(P.ho_factory, rand_float(23), rand_float(24), rand_float(25)),
+    case(P.ho_factory_poly, rand_list(26, 4), rand_float(27)),
+    case(P.ho_compose, 0.3, 0.7),
+    case(P.ho_local_factory, rand_float(28), rand_float(29)),
     # functions in tuples, lists and dicts
-    case(ho_tuple_of_functions, rand_float(30), rand_float(31), rand_float(32)),
-    case(ho_list_from_factory, rand_list(33, 4), rand_float(34)),
-    case(ho_list_default_index, rand_list(35, 4), rand_float(36)),
-    case(ho_list_default_value, rand_list(37, 3), rand_float(38)),
-    case(ho_list_comprehension_of_lambdas, rand_list(39, 4), rand_float(40)),
-    case(ho_dict_of_closures, rand_float(41), rand_float(42), rand_float(43)),
-    case(ho_dict_to_user_function, rand_float(44), rand_float(45)),
+    case(P.ho_tuple_of_functions, rand_float(30), rand_float(31), rand_float(32)),
+    case(P.ho_list_from_factory, rand_list(33, 4), rand_float(34)),
+    case(P.ho_list_default_index, rand_list(35, 4), rand_float(36)),
+    case(P.ho_list_default_value, rand_list(37, 3), rand_float(38)),
+    case(P.ho_list_comprehension_of_lambdas, rand_list(39, 4), rand_float(40)),
+    case(P.ho_dict_of_closures, rand_float(41), rand_float(42), rand_float(43)),
+    case(P.ho_dict_to_user_function, rand_float(44), rand_float(45)),
     # recursion and nesting
-    case(ho_recursive_power, 1.3, 0.6, 4),
-    case(ho_recursive_horner, rand_list(46, 5), rand_float(47)),
-    case(ho_nested_closure, rand_float(48), rand_float(49), rand_float(50)),
-    case(ho_nested_returned, rand_float(51), rand_float(52), rand_float(53)),
-    case(ho_three_levels, rand_float(54), rand_float(55)),
+    case(P.ho_recursive_power, 1.3, 0.6, 4),
+    case(P.ho_recursive_horner, rand_list(46, 5), rand_float(47)),
+    case(P.ho_nested_closure, rand_float(48), rand_float(49), rand_float(50)),
+    case(P.ho_nested_returned, rand_float(51), rand_float(52), rand_float(53)),
+    case(P.ho_three_levels, rand_float(54), rand_float(55)),
     # functions as arguments: module-level functions, primitives, lambdas (one per line)
-    case(integrate_midpoint, gauss, -0.3, 1.2, 16, argnums=(1, 2), id="midpoint-gauss"),
-    case(integrate_trapezoid, damped, 0.1, 2.0, 20, argnums=(1, 2), id="trapezoid-damped"),
-    case(integrate_map, rational, -1.0, 0.5, 12, argnums=(1, 2), id="map-rational"),
-    case(integrate_midpoint, math.sin, 0.2, 2.5, 16, argnums=(1, 2), id="midpoint-math.sin"),
-    case(integrate_trapezoid, math.exp, -0.5, 1.0, 10, argnums=(1, 2), id="trapezoid-math.exp"),
-    case(integrate_midpoint, CUBIC, -0.5, 1.5, 12, argnums=(1, 2), id="midpoint-module-lambda"),
+    case(P.integrate_midpoint, P.gauss, -0.3, 1.2, 16, argnums=(1, 2), id="midpoint-gauss"),
+    case(P.integrate_trapezoid, P.damped, 0.1, 2.0, 20, argnums=(1, 2), id="trapezoid-damped"),
+    case(P.integrate_map, P.rational, -1.0, 0.5, 12, argnums=(1, 2), id="map-rational"),
+    case(P.integrate_midpoint, math.sin, 0.2, 2.5, 16, argnums=(1, 2), id="midpoint-math.sin"),
+    case(P.integrate_trapezoid, math.exp, -0.5, 1.0, 10, argnums=(1, 2), id="trapezoid-math.exp"),
+    case(P.integrate_midpoint, P.CUBIC, -0.5, 1.5, 12, argnums=(1, 2), id="midpoint-module-lambda"),
     case(
-        integrate_midpoint,
+        P.integrate_midpoint,
         lambda t: math.cos(t) * t,
         -0.4,
         1.3,
@@ -614,7 +116,7 @@ CASES = [
         id="midpoint-call-site-lambda",
     ),
     case(
-        integrate_trapezoid,
+        P.integrate_trapezoid,
         lambda t: math.sqrt(1.0 + t * t),
         0.0,
         1.5,
@@ -622,37 +124,37 @@ CASES = [
         argnums=(1, 2),
         id="trapezoid-call-site-lambda",
     ),
-    case(weighted_integral, math.cos, 0.8, 0.0, 2.0, 12, argnums=(1, 2, 3), id="weighted-integral"),
-    case(double_integral, math.cos, 0.1, 1.4, 6, argnums=(1, 2), id="double-integral"),
-    case(rk4, logistic, 0.3, 0.0, 1.5, 8, argnums=(1, 2, 3), id="rk4-logistic"),
-    case(ho_ode_closure, rand_float(56, 0.5, 2.0), rand_float(57)),
-    case(ho_newton_cubic_root, rand_float(58, 0.5, 3.0)),
-    case(ho_fixed_point, rand_float(59)),
+    case(P.weighted_integral, math.cos, 0.8, 0.0, 2.0, 12, argnums=(1, 2, 3), id="weighted-integral"),
+    case(P.double_integral, math.cos, 0.1, 1.4, 6, argnums=(1, 2), id="double-integral"),
+    case(P.rk4, P.logistic, 0.3, 0.0, 1.5, 8, argnums=(1, 2, 3), id="rk4-logistic"),
+    case(P.ho_ode_closure, rand_float(56, 0.5, 2.0), rand_float(57)),
+    case(P.ho_newton_cubic_root, rand_float(58, 0.5, 3.0)),
+    case(P.ho_fixed_point, rand_float(59)),
     # map, reduce, sorted, max, min, comprehensions
-    case(ho_map_sum, rand_list(60, 5), rand_float(61)),
-    case(ho_map_list_index, rand_list(62, 4), rand_float(63)),
-    case(ho_map_for, rand_list(64, 4), rand_float(65)),
-    case(ho_map_two_lists, rand_list(66, 4), rand_list(67, 4), rand_float(68)),
-    case(ho_map_module_function_and_primitive, rand_list(69, 4)),
-    case(ho_map_params, PS, rand_float(70)),
-    case(ho_map_params_def, [(0.8, 1.3), (-0.5, 0.7), (1.1, -0.9)], rand_float(71)),
-    case(ho_reduce_lambda, rand_list(72, 5), rand_float(73)),
-    case(ho_reduce_no_initial, rand_list(74, 4), rand_float(75)),
-    case(ho_sorted_key, PAIRS),
-    case(ho_sorted_reverse, XS, 0.25),
-    case(ho_sorted_weights, XS, rand_list(76, 5)),
-    case(ho_max_key, PAIRS, 0.8),  # the largest p[0] * x: (1.3, -0.7)
-    case(ho_min_key, XS, 0.7),  # the nearest to 0.7: 0.8
-    case(ho_comprehension_closure, rand_list(77, 6), 0.9, 0.1),
+    case(P.ho_map_sum, rand_list(60, 5), rand_float(61)),
+    case(P.ho_map_list_index, rand_list(62, 4), rand_float(63)),
+    case(P.ho_map_for, rand_list(64, 4), rand_float(65)),
+    case(P.ho_map_two_lists, rand_list(66, 4), rand_list(67, 4), rand_float(68)),
+    case(P.ho_map_module_function_and_primitive, rand_list(69, 4)),
+    case(P.ho_map_params, PS, rand_float(70)),
+    case(P.ho_map_params_def, [(0.8, 1.3), (-0.5, 0.7), (1.1, -0.9)], rand_float(71)),
+    case(P.ho_reduce_lambda, rand_list(72, 5), rand_float(73)),
+    case(P.ho_reduce_no_initial, rand_list(74, 4), rand_float(75)),
+    case(P.ho_sorted_key, PAIRS),
+    case(P.ho_sorted_reverse, XS, 0.25),
+    case(P.ho_sorted_weights, XS, rand_list(76, 5)),
+    case(P.ho_max_key, PAIRS, 0.8),  # the largest p[0] * x: (1.3, -0.7)
+    case(P.ho_min_key, XS, 0.7),  # the nearest to 0.7: 0.8
+    case(P.ho_comprehension_closure, rand_list(77, 6), 0.9, 0.1),
     # closures in loops
-    case(ho_closure_in_loop, rand_list(78, 5), rand_float(79), 4),
-    case(ho_def_in_loop, rand_list(80, 4), rand_float(81)),
-    case(ho_closure_reads_carried, rand_list(82, 4), rand_float(83)),
-    case(ho_closure_array_loop, rand_array(84, (4, 3)), rand_array(85, 3)),
-    case(ho_factory_in_loop, rand_list(86, 4), rand_float(87), rand_float(88)),
-    case(ho_closure_outside_loop, rand_list(89, 5), rand_float(90)),
-    case(ho_closure_in_while, 0.5, 0.8),
-    case(ho_reassigned_after_last_call, rand_float(91)),
+    case(P.ho_closure_in_loop, rand_list(78, 5), rand_float(79), 4),
+    case(P.ho_def_in_loop, rand_list(80, 4), rand_float(81)),
+    case(P.ho_closure_reads_carried, rand_list(82, 4), rand_float(83)),
+    case(P.ho_closure_array_loop, rand_array(84, (4, 3)), rand_array(85, 3)),
+    case(P.ho_factory_in_loop, rand_list(86, 4), rand_float(87), rand_float(88)),
+    case(P.ho_closure_outside_loop, rand_list(89, 5), rand_float(90)),
+    case(P.ho_closure_in_while, 0.5, 0.8),
+    case(P.ho_reassigned_after_last_call, rand_float(91)),
 ]
 
 
@@ -689,13 +191,13 @@ def test_vjp_matches_finite_differences(fn, args, ct):
 
 
 def test_simple_closure_gradient_is_exact():
-    assert chad.grad(ho_lambda_linear, argnums=(0, 1))(1.5, -2.0) == (-2.0, 1.5)
+    assert chad.grad(P.ho_lambda_linear, argnums=(0, 1))(1.5, -2.0) == (-2.0, 1.5)
 
 
 def test_closure_in_loop_closed_form():
     # sum over k < n of sin(x * w[k])
     w, x = [0.5, -1.0, 2.0, 0.3, 9.0], 0.7
-    gw, gx = chad.grad(ho_closure_in_loop, argnums=(0, 1))(w, x, 4)
+    gw, gx = chad.grad(P.ho_closure_in_loop, argnums=(0, 1))(w, x, 4)
     assert_close(gw, [x * math.cos(x * wk) for wk in w[:4]] + [0.0], rtol=1e-12, atol=0.0)
     assert_close(gx, sum(wk * math.cos(x * wk) for wk in w[:4]), rtol=1e-12, atol=0.0)
 
@@ -715,7 +217,7 @@ def test_integral_of_sin_closed_form():
     """d/dx of the midpoint rule for the integral of sin over [0, x]: the hand-written
     derivative of the same sum, and (the rule being fine) close to sin(x)."""
     x, n = 1.1, 400
-    g = chad.grad(integrate_midpoint, argnums=2)(math.sin, 0.0, x, n)
+    g = chad.grad(P.integrate_midpoint, argnums=2)(math.sin, 0.0, x, n)
     _, expected = _midpoint_partials(math.sin, math.cos, 0.0, x, n)
     assert_close(g, expected, rtol=1e-10, atol=0.0)
     assert abs(g - math.sin(x)) < 1e-5
@@ -729,40 +231,40 @@ def test_one_integrator_with_several_integrands():
     integrands = [
         (math.sin, math.cos),
         (math.exp, math.exp),
-        (gauss, lambda t: -2.0 * t * math.exp(-t * t)),
-        (CUBIC, lambda t: 3.0 * t * t - 2.0),
+        (P.gauss, lambda t: -2.0 * t * math.exp(-t * t)),
+        (P.CUBIC, lambda t: 3.0 * t * t - 2.0),
         (math.sin, math.cos),  # back to the first
     ]
     for f, fprime in integrands:
-        value, (ga, gb) = chad.value_and_grad(integrate_midpoint, argnums=(1, 2))(f, a, b, n)
-        assert value == integrate_midpoint(f, a, b, n)
+        value, (ga, gb) = chad.value_and_grad(P.integrate_midpoint, argnums=(1, 2))(f, a, b, n)
+        assert value == P.integrate_midpoint(f, a, b, n)
         assert_close((ga, gb), _midpoint_partials(f, fprime, a, b, n), rtol=1e-10, atol=1e-14)
 
 
 def test_newton_root_closed_form():
     # y**3 + y = c: dy/dc = 1 / (3 y**2 + 1)
     for c in (0.5, 2.0, 10.0):
-        y = ho_newton_cubic_root(c)
+        y = P.ho_newton_cubic_root(c)
         assert abs(y**3 + y - c) < 1e-12
-        assert abs(chad.grad(ho_newton_cubic_root)(c) - 1.0 / (3.0 * y * y + 1.0)) < 1e-9
+        assert abs(chad.grad(P.ho_newton_cubic_root)(c) - 1.0 / (3.0 * y * y + 1.0)) < 1e-9
 
 
 def test_fixed_point_closed_form():
     # y = 0.5 cos(y) + a: dy/da = 1 / (1 + 0.5 sin(y))
     a = 0.4
-    y = ho_fixed_point(a)
-    assert abs(chad.grad(ho_fixed_point)(a) - 1.0 / (1.0 + 0.5 * math.sin(y))) < 1e-9
+    y = P.ho_fixed_point(a)
+    assert abs(chad.grad(P.ho_fixed_point)(a) - 1.0 / (1.0 + 0.5 * math.sin(y))) < 1e-9
 
 
 def test_sorted_key_routes_the_gradient_to_the_sorted_elements():
     # sorted by p[0]: (-0.2, 0.4), (0.5, 1.2), (0.9, 2.0), (1.3, -0.7); total = sum (i + 1) v k
-    g = chad.grad(ho_sorted_key)(PAIRS)
+    g = chad.grad(P.ho_sorted_key)(PAIRS)
     expected = [(2 * 1.2, 2 * 0.5), (4 * -0.7, 4 * 1.3), (3 * 2.0, 3 * 0.9), (1 * 0.4, 1 * -0.2)]
     assert_close(g, expected, rtol=1e-12, atol=0.0)
 
 
 def test_min_key_gradient_goes_to_the_selected_element_only():
-    gx, gc = chad.grad(ho_min_key, argnums=(0, 1))(XS, 0.7)
+    gx, gc = chad.grad(P.ho_min_key, argnums=(0, 1))(XS, 0.7)
     assert_close(gx, [0.0, 0.0, 0.7 + 2 * 0.8, 0.0, 0.0], rtol=1e-12, atol=0.0)
     assert_close(gc, 0.8, rtol=1e-12, atol=0.0)  # through `nearest * c` only, not through the key
 
@@ -771,7 +273,7 @@ def test_lambda_at_the_call_site_capturing_a_local_constant():
     """A lambda written in the caller, closing over one of the caller's (undifferentiated)
     variables, passed as the integrand."""
     k = 2.5
-    assert_grad_matches_fd(integrate_midpoint, (lambda t: math.sin(k * t), 0.1, 1.2, 12), argnums=(1, 2))
+    assert_grad_matches_fd(P.integrate_midpoint, (lambda t: math.sin(k * t), 0.1, 1.2, 12), argnums=(1, 2))
 
 
 # ====================================================================== errors
@@ -844,9 +346,9 @@ def test_loop_variable_late_binding_is_rejected_with_a_hint(fn, lines, simplify)
 
 @pytest.mark.parametrize("argnums", [0, (0, 1), (1, 0, 2)])
 def test_differentiating_with_respect_to_a_function_is_rejected(argnums):
-    for f in (gauss, math.sin, CUBIC):
+    for f in (P.gauss, math.sin, P.CUBIC):
         with pytest.raises(chad.ChadError) as info:
-            chad.grad(integrate_midpoint, argnums=argnums)(f, 0.0, 1.0, 8)
+            chad.grad(P.integrate_midpoint, argnums=argnums)(f, 0.0, 1.0, 8)
         assert re.search(r"function|callable|`f`", str(info.value)), str(info.value)
 
 
@@ -857,7 +359,7 @@ def test_programs_run_as_plain_python():
     assert e_late_binding_in_loop(1.5) == 1.5 * 1.5 * (1.0 + 2.0 + 4.0)
     assert e_loop_variable_late_binding(1.5) == 1.5 * 2.0 * 3
     assert e_comprehension_late_binding(1.5) == 1.5 * 2.0 * 2
-    assert ho_list_default_index([1.0, 2.0, 3.0], 1.5) == 1.5**2 * (1.0 + 4.0 + 9.0)
+    assert P.ho_list_default_index([1.0, 2.0, 3.0], 1.5) == 1.5**2 * (1.0 + 4.0 + 9.0)
 
 
 @pytest.mark.parametrize(
@@ -866,5 +368,5 @@ def test_programs_run_as_plain_python():
 def test_function_argument_without_rule_or_source_is_an_unknown_function(integrand):
     """A function value chadpy can neither read nor find a rule for is an error where it is called."""
     with pytest.raises(chad.UnknownFunction) as info:
-        chad.grad(integrate_midpoint, argnums=(1, 2))(integrand, 0.5, 1.0, 4)
+        chad.grad(P.integrate_midpoint, argnums=(1, 2))(integrand, 0.5, 1.0, 4)
     assert info.value.loc is not None and "f(" in info.value.loc.line

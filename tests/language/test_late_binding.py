@@ -472,3 +472,30 @@ def test_the_rejected_programs_are_python():
     assert recursive_name_reassigned(0.7) == pytest.approx(3.5 * 2.0)
     with pytest.raises(NameError):
         unassigned_at_the_call(0.7)
+
+
+def def_after_a_continue(x):
+    s = 0.0
+    k = 0
+    while k < 3:
+        k += 1
+        if s < x:
+            s = s + x
+        elif s < 2 * x:
+            s = s * 0.5
+        else:
+            continue
+
+        def scaled(q):
+            return q * s  # noqa: B023  called right away, before s changes
+
+        s = scaled(1.0)
+    return s
+
+
+def test_a_def_lowered_on_several_paths_gets_a_name_on_each():
+    """A `def` after an `if`/`elif` with a `continue` is lowered once per path; its name is not a gast
+    Name, so the name supply handed the same SSA name out twice (the IR verifier caught it, random-program
+    seeds 84, 921, ...). f(x) = 1.5 x."""
+    assert chad.grad(def_after_a_continue)(0.7) == 1.5
+    assert_grad_matches_fd(def_after_a_continue, (0.7,))

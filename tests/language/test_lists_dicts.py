@@ -18,10 +18,17 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
 import pytest
 
 import chadpy as chad
-from tests.support.fd import assert_close, assert_grad_matches_fd, assert_vjp_matches_fd, rand_float, rand_list
+from tests.support.fd import (
+    assert_close,
+    assert_grad_matches_fd,
+    assert_vjp_matches_fd,
+    rand_float,
+    rand_list,
+)
 from tests.support.located import assert_located
 from tests.support.programs import horner
 
@@ -518,3 +525,83 @@ def test_a_range_counter_reads_its_element_without_a_saved_position():
     assert_grad_matches_fd(ls_counted_from_below_zero, (xs, 0.7), argnums=(0, 1))
     assert chad.source(ls_counted, xs, 0.7).count("% len(") == 1  # only `xs[i - 1]`'s
     assert chad.source(ls_counted_from_below_zero, xs, 0.7).count("% len(") == 1
+
+
+# ====================================================================== 2-4. defaults, nested lists, sorted dicts
+
+
+def recursive_nested_default(x):
+    def g(t, m=3):
+        if m <= 0:
+            return t
+        return g(t, m - 1)
+
+    return g(x)
+
+
+def nested_list_array(x):
+    return np.sum(np.array([[x, x], [x, x]]))
+
+
+def nested_list_rows(x, y):
+    m = np.array([[x, y * y], [np.sin(x), 2.0]])
+    return np.sum(m @ m)
+
+
+def sorted_dict_keys(x):
+    d = {"b": np.array([x, 2 * x]), "a": np.array([x])}
+    total = 0.0
+    for k in sorted(d):
+        total = total + np.sum(np.sin(d[k]))
+    return total
+
+
+def test_recursive_nested_function_keeps_its_defaults():
+    assert_grad_matches_fd(recursive_nested_default, (0.5,))
+
+
+def test_array_of_a_nested_list():
+    assert_grad_matches_fd(nested_list_array, (0.5,))
+    assert chad.grad(nested_list_array)(0.5) == 4.0
+    assert_grad_matches_fd(nested_list_rows, (0.5, -1.3), argnums=(0, 1))
+
+
+def test_sorted_of_a_dict_iterates_its_keys():
+    assert_grad_matches_fd(sorted_dict_keys, (0.5,))
+
+
+def tail_sum(xs, n):
+    return sum(xs[-n:]) + sum(xs[: -n + 1])
+
+
+def test_a_slice_bound_negating_a_local_variable():
+    """`xs[-n:]` with `n` a parameter was read as a literal bound, in an empty scope: "local variable `n`
+    may be used before it is assigned" (found while splitting the lowerer, issue 13)."""
+    assert_grad_matches_fd(tail_sum, ([1.0, 2.0, 3.0, 4.0], 2))
+    assert chad.grad(tail_sum)([1.0, 2.0, 3.0, 4.0], 2) == [1.0, 1.0, 2.0, 1.0]  # [3, 4] and [1, 2, 3]
+
+
+def slice_in_a_variable(xs):
+    s = slice(1, None)
+    rest = xs[s]
+    return rest[0] * rest[1]
+
+
+def test_a_list_indexed_by_a_slice_in_a_variable_is_a_slice():
+    """`xs[s]` for a slice object `s` was typed as an element (\"cannot index a float\" at `rest[0]`), and
+    its rule would have made a one-hot cotangent keyed by the slice. f(xs) = xs[1] xs[2]."""
+    assert chad.grad(slice_in_a_variable)([1.0, 2.0, 3.0]) == [0.0, 3.0, 2.0]
+    assert_grad_matches_fd(slice_in_a_variable, ([1.0, 2.0, 3.0],))
+
+
+def product_then_appended(x):
+    xs = [x, 2.0 * x]
+    p = math.prod(xs)
+    xs.append(3.0)
+    return p + xs[2]
+
+
+def test_a_rule_reading_a_list_sees_it_as_it_was_before_a_later_append():
+    """`math.prod(xs)`'s derivative read `xs` when the backward pass ran, after `xs.append(3.0)`: a gradient
+    3x too large (f(x) = 2 x^2 + 3, f' = 4 x). The user's appends are logged and rewound (`buffers.py`)."""
+    assert_grad_matches_fd(product_then_appended, (1.5,))

@@ -571,3 +571,71 @@ def test_a_loop_carrying_nothing_sets_no_state():
     source = chad.source(loop_carrying_nothing, [1.0, 2.0], 3.0)
     assert "() = ()" not in source
     assert chad.grad(loop_carrying_nothing, argnums=(0, 1))([1.0, 2.0], 3.0) == ([0.0, 0.0], 6.0)
+
+
+# ====================================================================== 11. false rejections
+
+
+def append_with_break(x, n):
+    values = []
+    for i in range(n):
+        if i > 2:
+            break
+        values.append(x * i)
+    return sum(values)
+
+
+def comprehension_in_one_branch(x):
+    if x > 0:
+        t = sum([y * 2 for y in [x, x]])
+    else:
+        t = x
+    y = t * 3
+    return y
+
+
+def sum_passed_to_a_call_in_a_loop(a, b):
+    total = 0.0
+    for _ in range(3):
+        s = a + b
+        total = total + math.sin(s)
+        a = s * 0.5
+    return total
+
+
+def list_sum_passed_to_a_call_in_a_loop(a, b):
+    total = 0.0
+    for k in range(3):
+        s = [a * k] + [b]
+        total = total + sum(s)
+    return total
+
+
+def test_appending_in_a_loop_with_break():
+    assert_grad_matches_fd(append_with_break, (0.5, 5))
+    assert chad.grad(append_with_break)(0.5, 5) == 3.0
+
+
+def test_a_comprehension_variable_is_not_the_functions():
+    assert_grad_matches_fd(comprehension_in_one_branch, (0.5,))
+    assert_grad_matches_fd(comprehension_in_one_branch, (-0.5,))
+
+
+def test_values_passed_to_calls_in_loops():
+    assert_grad_matches_fd(sum_passed_to_a_call_in_a_loop, (0.3, 0.4), argnums=(0, 1))
+    assert_grad_matches_fd(list_sum_passed_to_a_call_in_a_loop, (0.3, 0.4), argnums=(0, 1))
+
+
+def enumerates_and_zips_a_dict(d, xs):
+    s = 0.0
+    for i, k in enumerate(d):
+        s = s + i * d[k]
+    for k, x in zip(d, xs):
+        s = s + d[k] * x
+    return s
+
+
+def test_enumerate_and_zip_of_a_dict_yield_its_keys():
+    """`enumerate(d)` and `zip(d, ...)` read each dict at position k (`d[0]`): a run-time KeyError,
+    not a ChadError. They iterate the dict's keys, as `for k in d` does."""
+    assert_grad_matches_fd(enumerates_and_zips_a_dict, ({"a": 1.0, "b": 2.0}, [3.0, 4.0]), argnums=(0, 1))

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.optimize
+import scipy.special
 
 import chadpy as chad
 from chadpy.errors import ChadError
@@ -194,3 +195,28 @@ def test_the_scipy_example_runs():
     root = str(ROOT)
     path = os.path.join(root, "examples", "scipy_logistic.py")
     subprocess.run([sys.executable, path], check=True, capture_output=True, cwd=root)
+
+
+class _Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * x * x
+
+    def total(self, x):
+        return self.k + x
+
+
+_SCALER = _Scaler(1.5)
+
+
+def calls_an_outside_callable_object(x):
+    return _SCALER(x) + _SCALER.total(x) * _SCALER.k
+
+
+def test_an_outside_object_with_call_is_data_and_callable():
+    """A module-level object whose class has `__call__` was taken for a function (`callable`), so
+    `O(x)`, `O.total(x)` and `O.k` were all rejected (random programs with outside_callable).
+    f(x) = 1.5 x^2 + 1.5 (1.5 + x): f'(x) = 3 x + 1.5."""
+    assert_grad_matches_fd(calls_an_outside_callable_object, (0.8,))

@@ -9,12 +9,15 @@ import gast
 import numpy as np
 import pytest
 
+import chadpy as chad
 from chadpy.errors import UnsupportedSyntax
 from chadpy.ir import nodes as ir
 from chadpy.lower.outside import Resolver
 from chadpy.pipeline import lower_code as lower_function
 from chadpy.read import scope
 from chadpy.read.source import Watch, parse_function
+from tests.support.fd import assert_grad_matches_fd
+from tests.support.located import assert_located
 
 SCALE = 2.5
 
@@ -262,3 +265,53 @@ def test_functions_read_by_their_layout_have_right_gradients(layouts):
     assert chad.grad(layouts.with_a_bracket)(2.0) == 2.0 * 2.0 + 1.0
     assert chad.grad(layouts.column_zero_comment)(2.0) == 12.0
     assert chad.grad(layouts.last)(2.0) == 1.0
+
+
+# ====================================================================== 12-13. arguments and kinds of rules
+
+
+def matrix_one_norm(a):
+    return np.linalg.norm(a, 1)
+
+
+def vector_three_norm(x):
+    return np.linalg.norm(x, 3)
+
+
+def vector_norm_by_keyword(x):
+    return np.linalg.norm(x, axis=0) + np.linalg.norm(x, None, 0, False)
+
+
+def power_of_aranges(x):
+    return np.sum(x ** np.arange(4))
+
+
+def array_to_float_power(v, p):
+    return np.sum(np.abs(v) ** p)
+
+
+def sort_by_mergesort(x):
+    return np.sum(np.sort(x, kind="mergesort") * np.arange(2.0))
+
+
+@pytest.mark.parametrize(("fn", "x"), [(matrix_one_norm, np.eye(2) + 0.5), (vector_three_norm, np.array([1.0, -2.0]))])
+def test_a_positional_argument_is_bound_as_numpy_binds_it(fn, x):
+    """`np.linalg.norm(a, 1)` is `ord=1` (a matrix 1-norm), never `axis=1`."""
+    assert_grad_matches_fd(fn, (x,))
+
+
+def test_an_argument_chadpy_does_not_handle_is_an_error_not_another_parameter():
+    with pytest.raises(chad.UnsupportedSyntax) as info:
+        chad.grad(sort_by_mergesort)(np.array([1.0, -2.0]))
+    assert "`kind`" in info.value.message
+    assert_located(str(info.value), sort_by_mergesort, 'return np.sum(np.sort(x, kind="mergesort") * np.arange(2.0))')
+
+
+def test_arguments_bound_by_the_real_signature():
+    assert_grad_matches_fd(vector_norm_by_keyword, (np.array([1.0, -2.0, 0.5]),))
+
+
+def test_power_with_a_float_base_and_an_array_exponent():
+    assert_grad_matches_fd(power_of_aranges, (0.5,))
+    assert chad.grad(power_of_aranges)(0.5) == pytest.approx(2.75)
+    assert_grad_matches_fd(array_to_float_power, (np.array([0.5, -1.5]), 2.5), argnums=(0, 1))

@@ -1,0 +1,135 @@
+"""The entry points: `grad`, `value_and_grad`, `vjp`, `defvjp`, `reverse`, of functions, primitives, methods and
+the derivatives chadpy made."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import pytest
+import scipy.special
+
+import chadpy as chad
+from tests.support.fd import assert_close, assert_grad_matches_fd, central_diff
+
+# ====================================================================== 5. decorated functions and derivatives
+
+
+def fourth_power(x):
+    return x**4
+
+
+def negated(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return -fn(x)
+
+    return wrapper
+
+
+@negated
+def negated_cube(x):
+    return x**3
+
+
+def calls_a_derivative(x):
+    return DERIVATIVE(x) * x
+
+
+DERIVATIVE = chad.grad(fourth_power)
+
+
+def test_a_wraps_decorator_is_differentiated_as_called():
+    assert_grad_matches_fd(negated_cube, (2.0,))
+    assert chad.grad(negated_cube)(2.0) == -12.0
+
+
+@pytest.mark.parametrize("make", [lambda: chad.grad(chad.grad(fourth_power)), lambda: chad.grad(calls_a_derivative)])
+def test_grad_of_a_derivative_is_a_clear_error(make):
+    with pytest.raises(chad.ChadError, match="grad of grad"):
+        make()(2.0)
+
+
+# ====================================================================== 6-9. the API
+
+
+def expit_twice(x):
+    return scipy.special.expit(x) * 2.0
+
+
+def expit_sum(v):
+    return np.sum(scipy.special.expit(v))
+
+
+@pytest.fixture
+def expit_rule():
+    builtin = chad.rules.registry.PRIMITIVES.pop(scipy.special.expit, None)  # a user rule replaces chadpy's
+    chad.defvjp(scipy.special.expit, lambda d, y, x: [d * y * (1 - y)])
+    yield
+    del chad.rules.registry.PRIMITIVES[scipy.special.expit]
+    if builtin is not None:
+        chad.rules.registry.PRIMITIVES[scipy.special.expit] = builtin
+
+
+def test_defvjp_of_a_ufunc(expit_rule):
+    assert_grad_matches_fd(expit_twice, (0.3,))
+    assert_grad_matches_fd(expit_sum, (np.array([0.1, -0.2, 2.0]),))
+
+
+def with_dict_aux(x):
+    return x * x, {"a": x, "b": [x, 2.0]}
+
+
+def with_list_aux(x):
+    return x * x, [x, 2.0 * x]
+
+
+@pytest.mark.parametrize("fn", [with_dict_aux, with_list_aux])
+def test_has_aux_of_any_structure(fn):
+    g, aux = chad.grad(fn, has_aux=True)(0.3)
+    assert g == pytest.approx(0.6) and aux == fn(0.3)[1]
+    out, pullback, aux = chad.vjp(fn, 0.3, has_aux=True)
+    assert out == pytest.approx(0.09) and pullback(1.0) == (pytest.approx(0.6),) and aux == fn(0.3)[1]
+
+
+@pytest.mark.parametrize(("fn", "x"), [(math.sin, 0.3), (math.exp, -1.2), (np.sum, np.array([1.0, 2.0, 3.0]))])
+def test_grad_of_a_primitive(fn, x):
+    assert_close(chad.grad(fn)(x), central_diff(fn, (x,), 0))
+
+
+def test_vjp_of_a_primitive():
+    x = np.array([0.3, -1.0])
+    y, pullback = chad.vjp(np.tanh, x)
+    assert_close(y, np.tanh(x))
+    assert_close(pullback(np.ones(2))[0], 1.0 - np.tanh(x) ** 2)
+
+
+@pytest.mark.parametrize("value", [42, "f", None])
+def test_grad_of_a_non_function_is_a_clear_error(value):
+    with pytest.raises(chad.ChadError, match="differentiates functions"):
+        chad.grad(value)
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    @chad.reverse
+    def predict(self, x):
+        return x * 2.0 + math.sin(x)
+
+    def loss(self, x, y):
+        return (x - y) ** 2 * 3.0
+
+
+def test_reverse_on_a_method():
+    m = Model(1.5)
+    assert m.predict(0.5) == 0.5 * 2.0 + math.sin(0.5)
+    assert m.predict.grad(0.5) == pytest.approx(2.0 + math.cos(0.5))
+    assert Model.predict(m, 0.5) == m.predict(0.5)
+
+
+def test_grad_of_a_bound_method():
+    m = Model(1.5)
+    assert chad.grad(m.loss, argnums=(0, 1))(1.0, 0.25) == (pytest.approx(4.5), pytest.approx(-4.5))
