@@ -29,7 +29,7 @@ from ..ir import nodes as ir
 from ..ir.types import Float, Tup, VType, is_active
 from ..names import NameSupply
 from ..rules.registry import ZERO
-from ..runtime import writes as buffers
+from ..runtime import writes as writes
 from ..runtime.cotangents import Zero
 from ..runtime.environments import dense_zero
 from ..target.expressions import Attr, CallX, DictX, Expr, Lit, Name, Obj, TupleX, call
@@ -128,7 +128,7 @@ class Chad:
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
         if self.rewinds.log:
-            fwd.insert(0, Assign([self.rewinds.log], call(buffers.Writes), comment="the log of its in-place writes"))
+            fwd.insert(0, Assign([self.rewinds.log], call(writes.Writes), comment="the log of its in-place writes"))
         run: list[Stmt] = [
             AccNew(self.acc, max(self.max_depth, n_active), self.stage.environment, comment="one accumulator per call")
         ]

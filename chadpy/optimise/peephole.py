@@ -27,7 +27,7 @@ import numpy as np
 
 from ..ir.types import INT, Arr, Float, VType
 from ..runtime import array_cotangents, cotangents
-from ..runtime import numpy as array_rules
+from ..runtime import numpy as numpy_runtime
 from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
 from ..target.statements import (
     Accum,
@@ -91,8 +91,8 @@ def _add(s: Accum) -> Stmt:
         added = CallX(Obj(cotangents.add_at, "add_at"), [name, value.keys[0], value.values[0]])
     elif isinstance(value, CallX) and _calls(value, array_cotangents.index_ct):
         added = CallX(Obj(array_cotangents.add_index, "add_index"), [name, *value.args])
-    elif isinstance(value, CallX) and _calls(value, array_rules.matmul_ct_a) and not value.keywords:
-        added = CallX(Obj(array_rules.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
+    elif isinstance(value, CallX) and _calls(value, numpy_runtime.matmul_ct_a) and not value.keywords:
+        added = CallX(Obj(numpy_runtime.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
     else:
         return s  # printed as `name = add(name, value)`
     return Assign([s.name], added, comment=s.comment, loc=s.loc)

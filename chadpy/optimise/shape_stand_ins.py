@@ -26,7 +26,7 @@ import numpy as np
 from ..ir.types import Arr, VType
 from ..names import NameSupply
 from ..runtime import arrays
-from ..runtime import writes as buffers
+from ..runtime import writes as writes
 from ..runtime.facts import READS_SHAPE_ONLY
 from ..target.expressions import Attr, BinOp, CallX, Expr, Item, Lit, Name, Obj, TupleX, UnaryOp, call
 from ..target.statements import (
@@ -216,7 +216,7 @@ def _writes_into(e: Expr) -> bool:
     return (
         isinstance(e, CallX)
         and isinstance(e.func, Obj)
-        and e.func.obj in (buffers.store, buffers.written_back, buffers.viewed_again)
+        and e.func.obj in (writes.store, writes.written_back, writes.viewed_again)
         and bool(e.args)
         and isinstance(e.args[0], Name)
     )

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ChadTypeError
 from ..ir.types import Tup, VType, arr, scalar
-from ..runtime import linalg as lr
+from ..runtime import linalg as runtime
 from ..target.expressions import Expr, call
 from .kinds import UNKNOWN, as_array, broadcast
 from .registry import PRIMITIVES, REALS, Primitive, Vjp, numpy_function
@@ -90,7 +90,7 @@ def _tensordot(types: list[VType], consts: list[object]) -> VType:
     axes = consts[2]
     if axes is UNKNOWN or a.rank is None or b.rank is None:
         return arr(None, "f", True)
-    n = axes if isinstance(axes, int) else len(lr._tensordot_axes(axes, a.rank, b.rank)[0])
+    n = axes if isinstance(axes, int) else len(runtime._tensordot_axes(axes, a.rank, b.rank)[0])
     return _shifted(a, b.rank - 2 * n)
 
 
@@ -102,7 +102,7 @@ def _einsum(types: list[VType], consts: list[object]) -> VType:
     if None in ranks and "..." in subscripts:
         return arr(None, "f", True)
     shapes = [(1,) * (r if r is not None else len(s)) for r, s in zip(ranks, subscripts.split("->")[0].split(","))]
-    rank = len(lr.einsum_parse(subscripts, shapes)[1])
+    rank = len(runtime.einsum_parse(subscripts, shapes)[1])
     return scalar("f", True) if rank == 0 else arr(rank, "f", True)
 
 
@@ -116,7 +116,7 @@ def _each(ct: Callable) -> Vjp:
 
 
 def _einsum_vjp(d: Expr, y: Expr, subscripts: Expr, *operands: Expr) -> list[Expr | None]:
-    return [None] + [call(lr.einsum_ct, d, subscripts, k, *operands) for k in range(len(operands))]
+    return [None] + [call(runtime.einsum_ct, d, subscripts, k, *operands) for k in range(len(operands))]
 
 
 _SOLVE_SAMPLES = ((_SQUARE, REALS.of(3)), (_SQUARE, REALS.of(3, 2)), (_STACK, REALS.of(3, 2)))
@@ -132,92 +132,92 @@ PRIMITIVES.update(
     {
         np.linalg.solve: _np(
             np.linalg.solve,
-            lambda d, y, a, b: [call(lr.solve_ct_a, d, y, a, b), call(lr.solve_ct_b, d, y, a, b)],
+            lambda d, y, a, b: [call(runtime.solve_ct_a, d, y, a, b), call(runtime.solve_ct_b, d, y, a, b)],
             ("a", "b"),
             kind=_solve,
             samples=_SOLVE_SAMPLES,
         ),
         np.linalg.inv: _np(
             np.linalg.inv,
-            lambda d, y, a: [call(lr.inv_ct, d, y)],
+            lambda d, y, a: [call(runtime.inv_ct, d, y)],
             ("a",),
             kind=_like(0),
             samples=((_SQUARE,), (_STACK,)),
         ),
         np.linalg.det: _np(
             np.linalg.det,
-            lambda d, y, a: [call(lr.det_ct, d, a)],
+            lambda d, y, a: [call(runtime.det_ct, d, a)],
             ("a",),
             kind=_like(-2),
             samples=((_SQUARE,), (_STACK,)),
         ),
         np.linalg.slogdet: _np(
             np.linalg.slogdet,
-            lambda d, y, a: [call(lr.slogdet_ct, d, a)],
+            lambda d, y, a: [call(runtime.slogdet_ct, d, a)],
             ("a",),
             kind=_slogdet,
             samples=((_SQUARE,), (_STACK,)),
         ),
         np.linalg.matrix_power: _np(
             np.linalg.matrix_power,
-            lambda d, y, a, n: [call(lr.matrix_power_ct, d, a, n), None],
+            lambda d, y, a, n: [call(runtime.matrix_power_ct, d, a, n), None],
             ("a", "n"),
             kind=_like(0),
             samples=((_SQUARE, 3), (_SQUARE, -2), (_STACK, 2)),
         ),
         np.linalg.cholesky: _np(
             np.linalg.cholesky,
-            lambda d, y, a: [call(lr.cholesky_ct, d, y)],
+            lambda d, y, a: [call(runtime.cholesky_ct, d, y)],
             ("a",),
             kind=_like(0),
             samples=((_SQUARE,), (_STACK,)),
         ),
         np.linalg.eigh: _np(
             np.linalg.eigh,
-            lambda d, y, a: [call(lr.eigh_ct, d, y)],
+            lambda d, y, a: [call(runtime.eigh_ct, d, y)],
             ("a",),
             kind=_eigh,
             samples=((_SQUARE,), (_STACK,)),
         ),
         np.linalg.svd: _np(
             np.linalg.svd,
-            lambda d, y, a, full, uv: [call(lr.svd_ct, d, y, a, full, uv), None, None],
+            lambda d, y, a, full, uv: [call(runtime.svd_ct, d, y, a, full, uv), None, None],
             ("a", "full_matrices", "compute_uv"),
             (True, True),
             kind=_svd,
             samples=((_TALL, False, True), (_WIDE, False, True), (_SQUARE, True, True), (_TALL, True, False)),
         ),
         np.linalg.qr: _np(
-            np.linalg.qr, lambda d, y, a: [call(lr.qr_ct, d, y)], ("a",), kind=_qr, samples=((_TALL,), (_SQUARE,))
+            np.linalg.qr, lambda d, y, a: [call(runtime.qr_ct, d, y)], ("a",), kind=_qr, samples=((_TALL,), (_SQUARE,))
         ),
         np.linalg.pinv: _np(
             np.linalg.pinv,
-            lambda d, y, a: [call(lr.pinv_ct, d, y, a)],
+            lambda d, y, a: [call(runtime.pinv_ct, d, y, a)],
             ("a",),
             kind=_like(0),
             samples=((_TALL,), (_WIDE,)),
         ),
         # products
-        np.kron: _np(np.kron, _each(lr.kron_ct), ("a", "b"), kind=_widest, samples=((_WIDE, REALS.of(2, 2)),)),
+        np.kron: _np(np.kron, _each(runtime.kron_ct), ("a", "b"), kind=_widest, samples=((_WIDE, REALS.of(2, 2)),)),
         np.inner: _np(
             np.inner,
-            _each(lr.inner_ct),
+            _each(runtime.inner_ct),
             ("a", "b"),
             kind=_inner,
             samples=((_WIDE, REALS.of(2, 4)), (REALS.of(3), REALS.of(3)), (REALS, _WIDE)),
         ),
         np.vdot: _np(
-            np.vdot, _each(lr.vdot_ct), ("a", "b"), kind=lambda t, c: scalar("f", True), samples=((_TALL, _WIDE),)
+            np.vdot, _each(runtime.vdot_ct), ("a", "b"), kind=lambda t, c: scalar("f", True), samples=((_TALL, _WIDE),)
         ),
         np.tensordot: _np(
             np.tensordot,
-            _each(lr.tensordot_ct),
+            _each(runtime.tensordot_ct),
             ("a", "b", "axes"),
             (2,),
             kind=_tensordot,
             samples=((REALS.of(2, 3, 4), REALS.of(3, 4, 2), 2), (_WIDE, REALS.of(2, 4, 3), ([0, 1], [2, 1]))),
         ),
-        np.cross: _np(np.cross, _each(lr.cross_ct), ("a", "b"), kind=_widest, samples=((_SQUARE, REALS.of(3)),)),
+        np.cross: _np(np.cross, _each(runtime.cross_ct), ("a", "b"), kind=_widest, samples=((_SQUARE, REALS.of(3)),)),
         np.einsum: Primitive(
             "np.einsum",
             lambda *a: call(np.einsum, *a),

@@ -17,9 +17,9 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir.types import BOOL, INT, NONE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
-from ..runtime import numpy as array_rules
-from ..runtime import reductions as reduction_rules
-from ..runtime import shape as shape_rules
+from ..runtime import numpy as runtime
+from ..runtime import reductions as reductions_runtime
+from ..runtime import shape as shape_runtime
 from ..target.expressions import Attr, BinOp, CallX, call
 from .kinds import (
     BOOL_RESULT,
@@ -147,20 +147,20 @@ def _selection(fn: Callable, ct_a: Callable, ct_b: Callable | None = None) -> Pr
     return _np(fn, vjp, ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
 
 
-_matmul_vjp = _by_rules(array_rules.matmul_ct_a, array_rules.matmul_ct_b)
+_matmul_vjp = _by_rules(runtime.matmul_ct_a, runtime.matmul_ct_b)
 _PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
 MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul_kind, samples=_PRODUCTS)
 _MASK = np.array([[True, False, True], [False, False, True]])
 
 PRIMITIVES.update(
     {
-        np.maximum: _selection(np.maximum, array_rules.maximum_ct_a, array_rules.maximum_ct_b),
-        np.minimum: _selection(np.minimum, array_rules.minimum_ct_a, array_rules.minimum_ct_b),
-        np.fmax: _selection(np.fmax, array_rules.fmax_ct),
-        np.fmin: _selection(np.fmin, array_rules.fmin_ct),
+        np.maximum: _selection(np.maximum, runtime.maximum_ct_a, runtime.maximum_ct_b),
+        np.minimum: _selection(np.minimum, runtime.minimum_ct_a, runtime.minimum_ct_b),
+        np.fmax: _selection(np.fmax, runtime.fmax_ct),
+        np.fmin: _selection(np.fmin, runtime.fmin_ct),
         np.clip: _np(
             np.clip,
-            lambda d, y, x, lo, hi: [call(array_rules.clip_ct, d, x, lo, hi), None, None],
+            lambda d, y, x, lo, hi: [call(runtime.clip_ct, d, x, lo, hi), None, None],
             ("a", "a_min", "a_max"),
             kind=clip_kind,
             samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
@@ -169,8 +169,8 @@ PRIMITIVES.update(
             np.where,
             lambda d, y, c, a, b: [
                 None,
-                call(array_rules.where_ct_a, d, c, a, b),
-                call(array_rules.where_ct_b, d, c, a, b),
+                call(runtime.where_ct_a, d, c, a, b),
+                call(runtime.where_ct_b, d, c, a, b),
             ],
             ("condition", "x", "y"),
             kind=where_kind,
@@ -179,21 +179,21 @@ PRIMITIVES.update(
         np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul_kind, samples=_PRODUCTS),
         np.dot: _np(
             np.dot,
-            _by_rules(array_rules.dot_ct_a, array_rules.dot_ct_b),
+            _by_rules(runtime.dot_ct_a, runtime.dot_ct_b),
             ("a", "b"),
             kind=dot_kind,
             samples=(*_PRODUCTS, (REALS, _M)),
         ),
         np.outer: _np(
             np.outer,
-            _by_rules(array_rules.outer_ct_a, array_rules.outer_ct_b),
+            _by_rules(runtime.outer_ct_a, runtime.outer_ct_b),
             ("a", "b"),
             kind=outer_kind,
             samples=_PRODUCTS,
         ),
         np.array: _np(
             np.array,
-            lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(reductions_runtime.array_ct, d, x), None],
             ("object", "dtype"),
             (None,),
             kind=array_like_kind,
@@ -202,7 +202,7 @@ PRIMITIVES.update(
         ),
         np.asarray: _np(
             np.asarray,
-            lambda d, y, x, dtype: [call(reduction_rules.array_ct, d, x), None],
+            lambda d, y, x, dtype: [call(reductions_runtime.array_ct, d, x), None],
             ("a", "dtype"),
             (None,),
             kind=array_like_kind,
@@ -283,14 +283,14 @@ PRIMITIVES.update(
         np.identity: _data(np.identity, ("n",), (), fixed(Arr(2, "f"))),
         np.full: _np(
             np.full,
-            lambda d, y, shape, value: [None, call(shape_rules.broadcast_to_ct, d, value)],
+            lambda d, y, shape, value: [None, call(shape_runtime.broadcast_to_ct, d, value)],
             ("shape", "fill_value"),
             kind=full_kind,
             samples=(((2, 3), REALS), (3, REALS)),
         ),
         np.full_like: _np(
             np.full_like,
-            lambda d, y, a, value: [ZERO, call(shape_rules.broadcast_to_ct, d, value)],  # a gives its shape
+            lambda d, y, a, value: [ZERO, call(shape_runtime.broadcast_to_ct, d, value)],  # a gives its shape
             ("a", "fill_value"),
             kind=full_like_kind,
             samples=((_M, REALS),),
@@ -298,14 +298,14 @@ PRIMITIVES.update(
         np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like_kind),
         np.copy: _np(
             np.copy,
-            lambda d, y, a: [call(reduction_rules.array_ct, d, a)],
+            lambda d, y, a: [call(reductions_runtime.array_ct, d, a)],
             ("a",),
             kind=same_array,
             samples=((_M,), (REALS,)),
         ),
         np.astype: _np(
             np.astype,
-            lambda d, y, a, dtype: [call(reduction_rules.astype_ct, d, a), None],
+            lambda d, y, a, dtype: [call(reductions_runtime.astype_ct, d, a), None],
             ("x", "dtype"),
             kind=array_like_kind,
             samples=((_M, "float64"), (REALS.of(3), "float")),
@@ -333,7 +333,7 @@ def _item_kind(types: list[VType], consts: list[object]) -> VType:
 PRIMITIVES[_item] = Primitive(
     "item",
     lambda x: CallX(Attr(x, "item"), []),
-    lambda d, y, x: [call(shape_rules.reshape_ct, d, x)],
+    lambda d, y, x: [call(shape_runtime.reshape_ct, d, x)],
     (1, 1),
     _item_kind,
     samples=((REALS.of(1, 1),), (REALS,)),

@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ..ir.types import Tup
-from ..runtime import numpy as array_rules
+from ..runtime import numpy as numpy_runtime
 from ..runtime import pointwise as runtime
 from ..target.expressions import Expr, Lit, Name, call
 from .kinds import KindRule, broadcast
@@ -149,12 +149,12 @@ def _pair(name: str, first: str | None, second: str | None) -> KindRule:
 
 
 def _divmod_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
-    return [call(array_rules.divmod_ct_a, d, a), call(array_rules.divmod_ct_b, d, y, b)]
+    return [call(numpy_runtime.divmod_ct_a, d, a), call(numpy_runtime.divmod_ct_b, d, y, b)]
 
 
 for _python, _numpy, _kinds, _vjp, _domain in (
-    (math.frexp, np.frexp, ("f", "i"), lambda d, y, x: [call(array_rules.frexp_ct, d, y)], (REALS,)),
-    (math.modf, np.modf, ("f", "f"), lambda d, y, x: [call(array_rules.modf_ct, d)], (REALS,)),
+    (math.frexp, np.frexp, ("f", "i"), lambda d, y, x: [call(numpy_runtime.frexp_ct, d, y)], (REALS,)),
+    (math.modf, np.modf, ("f", "f"), lambda d, y, x: [call(numpy_runtime.modf_ct, d)], (REALS,)),
     (builtins.divmod, np.divmod, (None, None), _divmod_vjp, (REALS, NONZERO)),
 ):
     _arity = len(_domain)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir.types import VType, arr
-from ..runtime import reductions as reduction_rules
+from ..runtime import reductions as runtime
 from ..target.expressions import Expr, Lit, call
 from .kinds import UNKNOWN, KindRule, as_array, reduction
 from .registry import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
@@ -70,13 +70,13 @@ def _reduction(
 
 
 def _average(d: Expr, y: Expr, a: Expr, axis: Expr, keepdims: Expr, weights: Expr) -> list[Expr | None]:
-    ct_a = call(reduction_rules.average_ct_a, d, y, a, axis, keepdims, weights)
+    ct_a = call(runtime.average_ct_a, d, y, a, axis, keepdims, weights)
     unweighted = isinstance(weights, Lit) and weights.value is None
     return [
         ct_a,
         None,
         None,
-        None if unweighted else call(reduction_rules.average_ct_weights, d, y, a, axis, keepdims, weights),
+        None if unweighted else call(runtime.average_ct_weights, d, y, a, axis, keepdims, weights),
     ]
 
 
@@ -93,25 +93,25 @@ _NORM_SAMPLES = (
 
 PRIMITIVES.update(
     {
-        np.sum: _reduction(np.sum, reduction_rules.sum_ct),
-        np.mean: _reduction(np.mean, reduction_rules.mean_ct, kind=mean_kind),
-        np.prod: _reduction(np.prod, reduction_rules.prod_ct, with_y=True),
-        np.max: _reduction(np.max, reduction_rules.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, reduction_rules.extremum_ct, with_y=True),
-        np.amax: _reduction(np.amax, reduction_rules.extremum_ct, with_y=True),
-        np.amin: _reduction(np.amin, reduction_rules.extremum_ct, with_y=True),
-        np.ptp: _reduction(np.ptp, reduction_rules.ptp_ct),
-        np.median: _reduction(np.median, reduction_rules.median_ct, kind=reduction("f")),
+        np.sum: _reduction(np.sum, runtime.sum_ct),
+        np.mean: _reduction(np.mean, runtime.mean_ct, kind=mean_kind),
+        np.prod: _reduction(np.prod, runtime.prod_ct, with_y=True),
+        np.max: _reduction(np.max, runtime.extremum_ct, with_y=True),
+        np.min: _reduction(np.min, runtime.extremum_ct, with_y=True),
+        np.amax: _reduction(np.amax, runtime.extremum_ct, with_y=True),
+        np.amin: _reduction(np.amin, runtime.extremum_ct, with_y=True),
+        np.ptp: _reduction(np.ptp, runtime.ptp_ct),
+        np.median: _reduction(np.median, runtime.median_ct, kind=reduction("f")),
         np.var: _reduction(
             np.var,
-            reduction_rules.var_ct,
+            runtime.var_ct,
             kind=reduction("f"),
             extra=(("ddof", 0),),
             samples=(*(s + (0,) for s in _REDUCE_SAMPLES), (_M, 1, False, 1)),
         ),
         np.std: _reduction(
             np.std,
-            reduction_rules.std_ct,
+            runtime.std_ct,
             with_y=True,
             kind=reduction("f"),
             extra=(("ddof", 0),),
@@ -132,7 +132,7 @@ PRIMITIVES.update(
         ),
         np.cumsum: _np(
             np.cumsum,
-            lambda d, y, x, axis: [call(reduction_rules.cumsum_ct, d, x, axis), None],
+            lambda d, y, x, axis: [call(runtime.cumsum_ct, d, x, axis), None],
             ("a", "axis"),
             (None,),
             kind=cumulative_kind,
@@ -140,7 +140,7 @@ PRIMITIVES.update(
         ),
         np.cumprod: _np(
             np.cumprod,
-            lambda d, y, x, axis: [call(reduction_rules.cumprod_ct, d, y, x, axis), None],
+            lambda d, y, x, axis: [call(runtime.cumprod_ct, d, y, x, axis), None],
             ("a", "axis"),
             (None,),
             kind=cumulative_kind,
@@ -149,7 +149,7 @@ PRIMITIVES.update(
         # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (reduction_rules.norm_ct)
         np.linalg.norm: _reduction(
             np.linalg.norm,
-            reduction_rules.norm_ct,
+            runtime.norm_ct,
             with_y=True,
             kind=reduction("f"),
             extra=(("ord", None),),

@@ -41,8 +41,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..ir.types import Arr, Dct, Lst, Tup, VType
-from ..runtime import numpy as array_rules
-from ..runtime import pointwise as runtime
+from ..runtime import numpy as numpy_runtime
+from ..runtime import pointwise as pointwise_runtime
 from ..runtime.array_cotangents import dense, unbroadcast
 from ..runtime.cotangents import Zero
 from ..target.expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
@@ -268,15 +268,15 @@ MATH = Spelling(
     math,
     times_sign=sign_times,
     safe_divisor=lambda x: IfExp(x.compare("==", 0), Lit(1.0), x),
-    pow_base=_calls(runtime.pow_base_ct),
-    pow_exponent=_calls(runtime.pow_exponent_ct),
+    pow_base=_calls(pointwise_runtime.pow_base_ct),
+    pow_exponent=_calls(pointwise_runtime.pow_exponent_ct),
 )
 NP = Spelling(
     np,
     times_sign=lambda d, x: d * call(np.sign, x),
-    safe_divisor=_calls(array_rules.safe_divisor),
-    pow_base=_calls(runtime.power_base_ct),
-    pow_exponent=_calls(runtime.power_exponent_ct),
+    safe_divisor=_calls(numpy_runtime.safe_divisor),
+    pow_base=_calls(pointwise_runtime.power_base_ct),
+    pow_exponent=_calls(pointwise_runtime.power_exponent_ct),
 )
 
 

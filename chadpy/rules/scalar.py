@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ..ir.types import INT, NONE, OBJECT, REAL, SLICE, VType
-from ..runtime import reductions as reduction_rules
+from ..runtime import reductions as reductions_runtime
 from ..runtime import scalar as runtime
 from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from .kinds import (
@@ -155,7 +155,7 @@ PRIMITIVES.update(
         math.fsum: Primitive(
             "math.fsum",
             lambda xs: call(math.fsum, xs),
-            lambda d, y, xs, saved: [call(reduction_rules.sum_seq_ct, d, xs, saved)],
+            lambda d, y, xs, saved: [call(reductions_runtime.sum_seq_ct, d, xs, saved)],
             kind=FLOAT_RESULT,
             saves=lambda y, xs: call(len, xs),
             containers=True,
@@ -164,7 +164,7 @@ PRIMITIVES.update(
         ),
         math.prod: function(
             math.prod,
-            lambda d, y, xs: [call(reduction_rules.prod_seq_ct, d, xs)],
+            lambda d, y, xs: [call(reductions_runtime.prod_seq_ct, d, xs)],
             kind=sum_builtin_kind,
             params=("iterable",),
             containers=True,
@@ -172,7 +172,10 @@ PRIMITIVES.update(
         ),
         math.dist: function(
             math.dist,
-            lambda d, y, p, q: [call(reduction_rules.dist_ct, d, y, p, q), call(reduction_rules.dist_ct, d, y, q, p)],
+            lambda d, y, p, q: [
+                call(reductions_runtime.dist_ct, d, y, p, q),
+                call(reductions_runtime.dist_ct, d, y, q, p),
+            ],
             (2, 2),
             containers=True,
             samples=((_LIST, _LIST), ([REALS], [REALS])),

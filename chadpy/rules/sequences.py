@@ -31,9 +31,9 @@ from ..ir.types import (
     join,
     join_all,
 )
-from ..runtime import reductions as reduction_rules
+from ..runtime import reductions as reductions_runtime
 from ..runtime import sequences as runtime
-from ..runtime import writes as buffers
+from ..runtime import writes as writes
 from ..target.expressions import Attr, BinOp, CallX, call
 from .kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, opaque
 from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
@@ -217,7 +217,7 @@ def _element_type(types: list[VType], consts: list[object]) -> VType:
 
 LIST_APPEND = Primitive(
     "append",
-    lambda xs, v, *log: call(buffers.append, xs, v, *log),
+    lambda xs, v, *log: call(writes.append, xs, v, *log),
     lambda d, y, xs, v, saved: call(runtime.append_ct, d, saved),
     (2, 2),
     _append_type,
@@ -228,7 +228,7 @@ LIST_APPEND = Primitive(
 # container; a rule that needs where its element went saves it after the update.
 LIST_EXTEND = Primitive(
     "extend",
-    lambda xs, ys, *log: call(buffers.extend, xs, ys, *log),
+    lambda xs, ys, *log: call(writes.extend, xs, ys, *log),
     lambda d, y, xs, ys, saved: call(runtime.concat_ct, d, saved),
     (2, 2),
     _extend_type,
@@ -255,7 +255,7 @@ POP = Primitive(
 )
 DICT_STORE = Primitive(
     "store",
-    lambda dct, k, v: call(buffers.store, dct, k, v),
+    lambda dct, k, v: call(writes.store, dct, k, v),
     lambda d, y, dct, k, v: call(runtime.store_ct, d, k),
     (3, 3),
     _store_type,
@@ -264,11 +264,11 @@ DICT_STORE = Primitive(
 # `x[k] = v` written by the user (`assignments.py`): in place on an array, list or dict, logged (`buffers.py`)
 STORE = Primitive(
     "setitem",
-    lambda x, k, v, *log: call(buffers.store, x, k, v, *log),
-    lambda d, y, x, k, v, saved: call(buffers.store_ct, d, y, saved, v),
+    lambda x, k, v, *log: call(writes.store, x, k, v, *log),
+    lambda d, y, x, k, v, saved: call(writes.store_ct, d, y, saved, v),
     (3, 3),
     _setitem_type,
-    saves=lambda y, x, k, v: call(buffers.write_position, y, k),  # a list's index, made non-negative
+    saves=lambda y, x, k, v: call(writes.write_position, y, k),  # a list's index, made non-negative
     containers=True,
     logged=True,
 )
@@ -303,8 +303,8 @@ AFTER_UPDATE = Primitive(
 # (`buffers.is_view`); in the forward pass NumPy shared the writes already
 WRITTEN_BACK = Primitive(
     "written_back",
-    lambda base, view, how, key, *log: call(buffers.written_back, base, view, how, key, *log),
-    lambda d, y, base, view, how, key: call(buffers.written_back_ct, d, base, view, how, key),
+    lambda base, view, how, key, *log: call(writes.written_back, base, view, how, key, *log),
+    lambda d, y, base, view, how, key: call(writes.written_back_ct, d, base, view, how, key),
     (4, 4),
     _view_type,
     containers=True,
@@ -312,8 +312,8 @@ WRITTEN_BACK = Primitive(
 )
 VIEWED_AGAIN = Primitive(
     "viewed_again",
-    lambda view, base, how, key: call(buffers.viewed_again, view, base, how, key),
-    lambda d, y, view, base, how, key: call(buffers.viewed_again_ct, d, view, base, how, key),
+    lambda view, base, how, key: call(writes.viewed_again, view, base, how, key),
+    lambda d, y, view, base, how, key: call(writes.viewed_again_ct, d, view, base, how, key),
     (4, 4),
     _view_type,
     containers=True,
@@ -382,7 +382,7 @@ REPEAT = Primitive(
 SUM_SEQ = Primitive(
     "sum",
     lambda *a: call(builtins.sum, *a),
-    lambda d, y, xs, start=None, saved=None: [call(reduction_rules.sum_seq_ct, d, xs, saved), d],
+    lambda d, y, xs, start=None, saved=None: [call(reductions_runtime.sum_seq_ct, d, xs, saved), d],
     (1, 2),
     sum_builtin_kind,
     saves=lambda y, xs, start=None: call(len, xs),
@@ -395,7 +395,7 @@ def _extreme_seq(fn: object) -> Primitive:
     return Primitive(
         fn.__name__,
         lambda xs: call(fn, xs),
-        lambda d, y, xs: [call(reduction_rules.extreme_seq_ct, d, y, xs)],
+        lambda d, y, xs: [call(reductions_runtime.extreme_seq_ct, d, y, xs)],
         (1, 1),
         _element_type,
         containers=True,

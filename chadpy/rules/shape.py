@@ -12,7 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..ir.types import Lst, Tup, VType, arr, is_number, item_join
-from ..runtime import shape as shape_rules
+from ..runtime import shape as runtime
 from ..target.expressions import CallX, Expr, Obj, call
 from .kinds import KindRule, as_array, reranked, same_array, shape_rank
 from .registry import PRIMITIVES, REALS, Primitive, numpy_function
@@ -118,7 +118,7 @@ PRIMITIVES.update(
     {
         np.reshape: _np(
             np.reshape,
-            lambda d, y, x, shape: [call(shape_rules.reshape_ct, d, x), None],
+            lambda d, y, x, shape: [call(runtime.reshape_ct, d, x), None],
             ("a", "shape"),
             kind=reshape_kind,
             aliases="view",
@@ -126,7 +126,7 @@ PRIMITIVES.update(
         ),
         np.transpose: _np(
             np.transpose,
-            lambda d, y, x, axes: [call(shape_rules.transpose_ct, d, x, axes), None],
+            lambda d, y, x, axes: [call(runtime.transpose_ct, d, x, axes), None],
             ("a", "axes"),
             (None,),
             kind=same_array,
@@ -135,7 +135,7 @@ PRIMITIVES.update(
         ),
         np.concatenate: _np(
             np.concatenate,
-            lambda d, y, xs, axis: [call(shape_rules.concatenate_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(runtime.concatenate_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=concatenate_kind,
@@ -144,7 +144,7 @@ PRIMITIVES.update(
         ),
         np.stack: _np(
             np.stack,
-            lambda d, y, xs, axis: [call(shape_rules.stack_ct, d, xs, axis), None],
+            lambda d, y, xs, axis: [call(runtime.stack_ct, d, xs, axis), None],
             ("arrays", "axis"),
             (0,),
             kind=stack_kind,
@@ -161,7 +161,7 @@ def _moved(ct: Callable) -> Callable[..., list[Expr | None]]:
 
 
 def _flip_along(axis: int) -> Callable[..., list[Expr | None]]:
-    return lambda d, y, x: [call(shape_rules.flip_ct, d, x, axis)]
+    return lambda d, y, x: [call(runtime.flip_ct, d, x, axis)]
 
 
 def _shape_op(fn: Callable, ct: Callable, params: tuple[str, ...], defaults: tuple = (), **more) -> Primitive:
@@ -179,7 +179,7 @@ _SQ = REALS.of(3, 3)
 
 def _reshaped(d: Expr, y: Expr, x: Expr, *rest: Expr) -> list[Expr | None]:
     """ravel, squeeze, expand_dims, atleast_*d: the same elements, reshaped."""
-    return [call(shape_rules.reshape_ct, d, x), *[None] * len(rest)]
+    return [call(runtime.reshape_ct, d, x), *[None] * len(rest)]
 
 
 _AT_LEAST = ((REALS,), (REALS.of(3),), (_M,))
@@ -209,7 +209,7 @@ PRIMITIVES.update(
         np.atleast_3d: _np(np.atleast_3d, _reshaped, ("arys",), kind=at_least_kind(3), samples=_AT_LEAST),
         np.swapaxes: _shape_op(
             np.swapaxes,
-            shape_rules.swapaxes_ct,
+            runtime.swapaxes_ct,
             ("a", "axis1", "axis2"),
             kind=same_array,
             aliases="view",
@@ -217,7 +217,7 @@ PRIMITIVES.update(
         ),
         np.moveaxis: _shape_op(
             np.moveaxis,
-            shape_rules.moveaxis_ct,
+            runtime.moveaxis_ct,
             ("a", "source", "destination"),
             kind=same_array,
             aliases="view",
@@ -225,7 +225,7 @@ PRIMITIVES.update(
         ),
         np.flip: _shape_op(
             np.flip,
-            shape_rules.flip_ct,
+            runtime.flip_ct,
             ("m", "axis"),
             (None,),
             kind=same_array,
@@ -236,7 +236,7 @@ PRIMITIVES.update(
         np.flipud: _np(np.flipud, _flip_along(0), ("m",), kind=same_array, aliases="view", samples=((_M,),)),
         np.rot90: _shape_op(
             np.rot90,
-            shape_rules.rot90_ct,
+            runtime.rot90_ct,
             ("m", "k", "axes"),
             (1, (0, 1)),
             kind=same_array,
@@ -244,7 +244,7 @@ PRIMITIVES.update(
         ),
         np.roll: _shape_op(
             np.roll,
-            shape_rules.roll_ct,
+            runtime.roll_ct,
             ("a", "shift", "axis"),
             (None,),
             kind=same_array,
@@ -252,14 +252,14 @@ PRIMITIVES.update(
         ),
         np.tile: _shape_op(
             np.tile,
-            shape_rules.tile_ct,
+            runtime.tile_ct,
             ("A", "reps"),
             kind=TILED,
             samples=((_M, 2), (REALS.of(3), (2, 2)), (REALS, 3)),
         ),
         np.repeat: _shape_op(
             np.repeat,
-            shape_rules.repeat_ct,
+            runtime.repeat_ct,
             ("a", "repeats", "axis"),
             (None,),
             kind=REPEATED,
@@ -267,14 +267,14 @@ PRIMITIVES.update(
         ),
         np.pad: _shape_op(
             np.pad,
-            shape_rules.pad_ct,
+            runtime.pad_ct,
             ("array", "pad_width"),
             kind=same_array,
             samples=((_M, 1), (_M, ((1, 0), (2, 1))), (REALS.of(3), (2, 1))),
         ),
         np.diag: _shape_op(
             np.diag,
-            shape_rules.diag_ct,
+            runtime.diag_ct,
             ("v", "k"),
             (0,),
             kind=DIAG,
@@ -282,7 +282,7 @@ PRIMITIVES.update(
         ),
         np.diagonal: _shape_op(
             np.diagonal,
-            shape_rules.diagonal_ct,
+            runtime.diagonal_ct,
             ("a", "offset", "axis1", "axis2"),
             (0, 0, 1),
             kind=DIAGONAL,
@@ -291,21 +291,21 @@ PRIMITIVES.update(
         ),
         np.trace: _shape_op(
             np.trace,
-            shape_rules.trace_ct,
+            runtime.trace_ct,
             ("a", "offset", "axis1", "axis2"),
             (0, 0, 1),
             kind=TRACE,
             samples=((_SQ, 0, 0, 1), (_T, -1, 1, 2), (_M, 1, 0, 1)),
         ),
         np.triu: _shape_op(
-            np.triu, shape_rules.triu_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
+            np.triu, runtime.triu_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
         ),
         np.tril: _shape_op(
-            np.tril, shape_rules.tril_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
+            np.tril, runtime.tril_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
         ),
         np.take: _shape_op(
             np.take,
-            shape_rules.take_ct,
+            runtime.take_ct,
             ("a", "indices", "axis"),
             (None,),
             kind=take_kind,
@@ -313,14 +313,14 @@ PRIMITIVES.update(
         ),
         np.take_along_axis: _shape_op(
             np.take_along_axis,
-            shape_rules.take_along_axis_ct,
+            runtime.take_along_axis_ct,
             ("arr", "indices", "axis"),
             kind=same_array,
             samples=((_M, np.array([[2, 2, 0], [1, 0, 1]]), 1), (_M, np.array([[1], [0]]), 1)),
         ),
         np.broadcast_to: _shape_op(
             np.broadcast_to,
-            shape_rules.broadcast_to_ct,
+            runtime.broadcast_to_ct,
             ("array", "shape"),
             kind=BROADCAST_TO,
             aliases="view",
@@ -328,22 +328,20 @@ PRIMITIVES.update(
         ),
         np.sort: _shape_op(
             np.sort,
-            shape_rules.sort_ct,
+            runtime.sort_ct,
             ("a", "axis"),
             (-1,),
             kind=SORTED,
             samples=((REALS.of(5), -1), (_M, 0), (_M, None)),
         ),
         np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED),
-        np.vstack: _joined(np.vstack, shape_rules.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
-        np.hstack: _joined(
-            np.hstack, shape_rules.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))
-        ),
-        np.column_stack: _joined(np.column_stack, shape_rules.column_stack_ct, 2, (([REALS.of(2), _M],),)),
+        np.vstack: _joined(np.vstack, runtime.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
+        np.hstack: _joined(np.hstack, runtime.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))),
+        np.column_stack: _joined(np.column_stack, runtime.column_stack_ct, 2, (([REALS.of(2), _M],),)),
         np.meshgrid: Primitive(
             "np.meshgrid",
             lambda *a: CallX(Obj(np.meshgrid, "np.meshgrid"), list(a[:-1]), {"indexing": a[-1]}),
-            lambda d, y, *a: [call(shape_rules.meshgrid_ct, d, k, a[-1], *a[:-1]) for k in range(len(a) - 1)] + [None],
+            lambda d, y, *a: [call(runtime.meshgrid_ct, d, k, a[-1], *a[:-1]) for k in range(len(a) - 1)] + [None],
             (1, None),
             meshgrid_kind,
             params=("xi", "indexing"),
@@ -359,7 +357,7 @@ PRIMITIVES.update(
         **{
             fn: _np(
                 fn,
-                lambda d, y, x, sections, axis: [call(shape_rules.split_ct, d, y, x, axis), None, None],
+                lambda d, y, x, sections, axis: [call(runtime.split_ct, d, y, x, axis), None, None],
                 ("ary", "indices_or_sections", "axis"),
                 (0,),
                 kind=split_kind,

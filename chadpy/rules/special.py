@@ -10,7 +10,7 @@ import numpy as np
 import scipy.special as sc
 
 from ..ir.types import VType, arr
-from ..runtime import special as sr
+from ..runtime import special as runtime
 from ..target.expressions import Expr, call
 from .kinds import as_array, elementwise, reduction
 from .registry import POSITIVE, PRIMITIVES, REALS, Reals, Vjp, numpy_function, sampled, ufunc
@@ -60,7 +60,7 @@ def _same_floats(types: list[VType], consts: list[object]) -> VType:
 
 
 def _logsumexp_vjp(d: Expr, y: Expr, a: Expr, axis: Expr, b: Expr, keepdims: Expr) -> list[Expr | None]:
-    return [call(sr.logsumexp_ct, d, y, a, axis, b, keepdims, k) if k != 1 else None for k in range(3)] + [None]
+    return [call(runtime.logsumexp_ct, d, y, a, axis, b, keepdims, k) if k != 1 else None for k in range(3)] + [None]
 
 
 PRIMITIVES.update(
@@ -75,7 +75,7 @@ PRIMITIVES.update(
         ),
         sc.softmax: numpy_function(
             sc.softmax,
-            lambda d, y, x, axis: [call(sr.softmax_ct, d, y, axis), None],
+            lambda d, y, x, axis: [call(runtime.softmax_ct, d, y, axis), None],
             ("x", "axis"),
             (None,),
             kind=_same_floats,
@@ -83,7 +83,7 @@ PRIMITIVES.update(
         ),
         sc.log_softmax: numpy_function(
             sc.log_softmax,
-            lambda d, y, x, axis: [call(sr.log_softmax_ct, d, y, axis), None],
+            lambda d, y, x, axis: [call(runtime.log_softmax_ct, d, y, axis), None],
             ("x", "axis"),
             (None,),
             kind=_same_floats,

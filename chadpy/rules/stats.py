@@ -15,7 +15,7 @@ import numpy as np
 import scipy.stats as st
 
 from ..ir.types import VType, arr, scalar
-from ..runtime import special as sr
+from ..runtime import special as special_runtime
 from ..target.expressions import Expr, call
 from .kinds import as_array, elementwise
 from .registry import POSITIVE, PRIMITIVES, REALS, Primitive, Reals, keyword_call
@@ -55,7 +55,10 @@ def _location_scale(family: str, method: str) -> Primitive:
     takes = [k for k in range(len(params)) if method in ("logpdf", "pdf") or params[k] not in shapes]
 
     def vjp(d: Expr, y: Expr, *args: Expr) -> list[Expr | None]:
-        return [call(sr.stats_ct, d, y, family, method, k, *args) if k in takes else None for k in range(len(args))]
+        return [
+            call(special_runtime.stats_ct, d, y, family, method, k, *args) if k in takes else None
+            for k in range(len(args))
+        ]
 
     name = f"scipy.stats.{family}.{method}"
     domain = _DOMAINS[family]
@@ -72,7 +75,7 @@ def _mvn_kind(types: list[VType], consts: list[object]) -> VType:
 
 def _mvn(method: str) -> Primitive:
     def vjp(d: Expr, y: Expr, x: Expr, mean: Expr, cov: Expr) -> list[Expr | None]:
-        return [call(sr.mvn_ct, d, y, method, k, x, mean, cov) for k in range(3)]
+        return [call(special_runtime.mvn_ct, d, y, method, k, x, mean, cov) for k in range(3)]
 
     b = np.random.default_rng(15).uniform(-1.0, 1.0, (3, 3))
     spd = b @ b.T + np.eye(3)
@@ -101,7 +104,7 @@ PRIMITIVES.update(
             "scipy.stats.poisson.logpmf",
             ("k", "mu", "loc"),
             (0,),
-            lambda d, y, k, mu, loc: [None, call(sr.poisson_ct, d, k, mu), None],
+            lambda d, y, k, mu, loc: [None, call(special_runtime.poisson_ct, d, k, mu), None],
             _DISCRETE_KIND,
             ((2, POSITIVE.of(3), 0),),
         ),
@@ -110,7 +113,7 @@ PRIMITIVES.update(
             "scipy.stats.binom.logpmf",
             ("k", "n", "p", "loc"),
             (0,),
-            lambda d, y, k, n, p, loc: [None, None, call(sr.binom_ct, d, k, n, p), None],
+            lambda d, y, k, n, p, loc: [None, None, call(special_runtime.binom_ct, d, k, n, p), None],
             _DISCRETE_KIND,
             ((2, 5, Reals(0.2, 0.8).of(3), 0),),
         ),
