@@ -19,7 +19,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
-sys.path[:0] = [os.path.join(ROOT, "examples"), os.path.join(ROOT, "tests")]
+sys.path[:0] = [os.path.join(ROOT, "examples"), ROOT]  # the examples; the tests package, for its cost families
 
 import chadpy as chad  # noqa: E402
 
@@ -50,7 +50,7 @@ def _costs() -> str:
 
 
 def _scaling(family: str) -> str:
-    from cost_families import measure
+    from tests.support.cost_families import measure
 
     rows = ["| stage | " + " | ".join(f"n = {n}" for n in SCALING_NS) + " |", "| --- |" + " ---: |" * len(SCALING_NS)]
     for stage in STAGES:

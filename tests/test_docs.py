@@ -106,6 +106,22 @@ def test_design_page_shows_the_code_it_describes():
     assert shown == [printed]
 
 
+def test_design_pages_worked_primitive_is_the_code_in_its_two_files():
+    """docs/design.md's `np.cumsum` is what chadpy registers: its kind rule and registration as they stand
+    in rules/reductions.py, its run-time half as it stands in runtime/reductions.py."""
+    import inspect
+
+    from chadpy.rules import reductions
+    from chadpy.runtime import reductions as runtime
+
+    with open(os.path.join(ROOT, "docs", "design.md")) as f:
+        blocks = _blocks(f.read(), "python")
+    registration = next(b for b in blocks if b.lstrip().startswith("np.cumsum: _np("))
+    assert registration in inspect.getsource(reductions)
+    assert inspect.getsource(reductions.cumulative_kind) in blocks
+    assert inspect.getsource(runtime.cumsum_ct) in blocks  # with its decorator
+
+
 def test_design_pages_new_primitive_is_one_line():
     """The registration docs/design.md shows is all a new function needs: chadpy differentiates it
     (numbers and broadcasting arrays) right away. The registry is restored afterwards."""
