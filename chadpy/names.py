@@ -60,7 +60,7 @@ def reserved() -> frozenset[str]:
     for m in _HELPER_MODULES:
         try:
             module = importlib.import_module(f"chadpy.{m}")
-        except ImportError:  # special_rules without SciPy: its helpers are never called
+        except ImportError:  # runtime.special without SciPy: its helpers are never called
             continue
         out.update(
             n

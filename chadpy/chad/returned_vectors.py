@@ -5,7 +5,7 @@ returning a vector of cotangents for the whole environment and adding vectors wi
 `+`, a backpropagator adds each contribution into a threaded accumulator. The
 lifting is a one-to-one change of every environment operation, so it can be undone
 statement by statement; this pass does that for the `naive` and `sparse` stages, and
-keeps every CHAD rule in one place (`chad.py`):
+keeps every CHAD rule in one place (`transform.py`):
 
 | Fig. 7 (state passing)        | Fig. 2 (returned vectors)                                 |
 | ----------------------------- | --------------------------------------------------------- |
@@ -18,7 +18,7 @@ keeps every CHAD rule in one place (`chad.py`):
 The first contribution starts the vector (`ev = EV.one(...)`, `ev = bp(d)`), so the
 backpropagator of `op(x, y)` reads `ev = one(x); ev = plus(ev, one(y))`: Fig. 2's
 `x' d1 + y' d2`, and a let's is `split`, then `d1 + x' d2`. `EV` is the stage's vector
-class (`DenseEV`, `SparseEV`); `len(Γ)` is known from the slot layout `chad.py` records.
+class (`DenseEV`, `SparseEV`); `len(Γ)` is known from the slot layout `transform.py` records.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 | `monadic` | Fig. 7 | `PersistentEnv` (4.2) | `Zero` and sparse dicts |
 | `efficient` | Fig. 7 | `EArr` (5) | `Zero` and sparse dicts |
 
-The transformation changes only between `sparse` and `monadic` (`fig2.py` turns
+The transformation changes only between `sparse` and `monadic` (`returned_vectors.py` turns
 Fig. 7's state passing back into Fig. 2's returned vectors); every other step swaps
 the runtime. Only `efficient` is simplified (inlining, accumulator slots as locals):
 simplifying the others would remove the very environment operations they exist to show.

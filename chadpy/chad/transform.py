@@ -10,7 +10,7 @@ variable's total cotangent to its own backpropagator (`pop`, then `x_bp`).
 `Chad.let` dispatches with one `match` case per rule of Fig. 7, in the figure's
 order, each rule a method whose docstring is its equation: variable and literal,
 let (`block`), tuple (unit/pair), projection, case, discrete operation (sign) and
-primitive operation; then the extensions, each in its own module: loops (`fold.py`,
+primitive operation; then the extensions, each in its own module: loops (`loops.py`,
 the fold of Section 7) and calls of user functions and of function values
 (`calls.py`, compositional CHAD and Appendix C). Making a function value is making
 the tuple of its captured values (the pair rule): a function value's own cotangent
@@ -18,7 +18,7 @@ is that of its captured values, the code has none.
 
 A function `f` becomes `f_chad(params) -> (result, f_bp)`, where `f_bp(d)`
 runs the accumulator (`run` of Table 2) and returns one cotangent per parameter;
-`pullbacks.py` then makes `f_bp` a module-level function of the values it reads.
+`backend/lift.py` then makes `f_bp` a module-level function of the values it reads.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from .writes import Rewinds
 
 
 def chad_spec(spec: Spec, stage: Stage) -> Def:
-    """The CHAD form of one specialised function (Fig. 7; `fig2.py` derives Fig. 2 from it)."""
+    """The CHAD form of one specialised function (Fig. 7; `returned_vectors.py` derives Fig. 2 from it)."""
     return Chad(spec, stage).function()
 
 
@@ -62,7 +62,7 @@ class Chad:
         self.ct: dict[str, str] = {}  # variable -> the name of its cotangent
         self.max_depth = 0
         self.layouts: dict[int, tuple[Obj, VType]] = {}  # the naive stage's `dense_layout`s, by type object
-        # the log of the function's in-place writes (`buffers.Writes`), where a rule must rewind it
+        # the log of the function's in-place writes (`runtime.writes.Writes`), where a rule must rewind it
         self.rewinds = Rewinds(spec.fn, spec.methods, self.type_of, self.active, self.names)
 
     # ------------------------------------------------------------ helpers

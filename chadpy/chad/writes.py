@@ -1,4 +1,4 @@
-"""Which rules rewind the log of in-place writes (`buffers.Writes`) before they run.
+"""Which rules rewind the log of in-place writes (`runtime.writes.Writes`) before they run.
 
 In a function that writes in place (`x[k] = v`, the user's `append`), a rule whose
 derivative may read an array, list or dict must see it as its operation did: its forward

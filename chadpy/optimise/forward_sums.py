@@ -118,7 +118,7 @@ def _fuse(fn: Def, replay: Replay, names: NameSupply) -> None:
 
 
 def _times(total: Expr, c: Expr, real: bool) -> Expr:
-    """c * total: for a float, the product; else a new cotangent (`runtime.scaled`)."""
+    """c * total: for a float, the product; else a new cotangent (`cotangents.scaled`)."""
     return BinOp("*", c, total) if real else CallX(Obj(scaled, "scaled"), [total, c])
 
 

@@ -7,7 +7,7 @@
 | `x.fill(v)` | `x.__setitem__(..., v)` |
 
 `x.__setitem__` is then an update like `xs.append` (`updates.py`): it binds x to a new SSA
-name, `ownership` checks that nobody else sees the object, and `buffers.py` makes the write in
+name, `ownership` checks that nobody else sees the object, and `runtime/writes.py` makes the write in
 place, logged, at O(1). Like `with`, this runs on the whole tree before lowering.
 """
 

@@ -4,7 +4,7 @@ Each function takes its parameters by the names of NumPy's own signature; any ot
 parameter must be left at its default (`np.linalg.qr(a, mode="complete")` is an error).
 Matrices may be stacked (`(..., n, n)`). A tuple result (`slogdet`, `eigh`, `svd`, `qr`)
 is a tuple of arrays: `w, v = np.linalg.eigh(a)` unpacks it. The transposed derivatives
-are runtime functions in `linalg_rules.py`, whose docstring says what they return where
+are runtime functions in `runtime/linalg.py`, whose docstring says what they return where
 no derivative exists (repeated eigenvalues or singular values, a singular matrix).
 """
 

@@ -6,7 +6,7 @@ shape operations in `shape.py`.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`;
 a call binds its arguments by that signature, and any other parameter must be left
-at its default). The transposed derivatives are runtime functions in `array_rules.py`;
+at its default). The transposed derivatives are runtime functions in `runtime/numpy.py`;
 `samples` are argument lists where the rule test checks them.
 """
 

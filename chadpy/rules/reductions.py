@@ -1,7 +1,7 @@
 """Rules for NumPy's reductions: sums, means, products, extrema, norms, with `axis=` and `keepdims=`.
 
 Each function takes its parameters by the names of NumPy's own signature (`params`); the
-transposed derivatives are runtime functions in `array_rules.py`, which put the reduced
+transposed derivatives are runtime functions in `runtime/reductions.py`, which put the reduced
 axes back (`keepdims`) before broadcasting the cotangent over the operand.
 """
 
@@ -146,7 +146,7 @@ PRIMITIVES.update(
             kind=cumulative_kind,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None), (_ZEROS, 1), (_ZEROS, None)),
         ),
-        # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (reduction_rules.norm_ct)
+        # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (runtime.norm_ct)
         np.linalg.norm: _reduction(
             np.linalg.norm,
             runtime.norm_ct,

@@ -101,7 +101,7 @@ class Primitive:
     # its first argument (`np.reshape`); "argument" one of its arguments or an element of one
     # (`max(a, b)`); "unknown" anything (a call chadpy cannot read may also keep its arguments).
     aliases: str = ""
-    logged: bool = False  # updates in place, logged: its call takes the function's `buffers.Writes` last
+    logged: bool = False  # updates in place, logged: its call takes the function's `runtime.writes.Writes` last
     # Argument lists where tests/test_rules.py checks `vjp` against finite differences: `Reals` are
     # sampled, other values are passed as they are (a list of `Reals` is a list of sampled values).
     samples: tuple[tuple[object, ...], ...] = ()

@@ -261,7 +261,7 @@ DICT_STORE = Primitive(
     _store_type,
     containers=True,
 )
-# `x[k] = v` written by the user (`assignments.py`): in place on an array, list or dict, logged (`buffers.py`)
+# `x[k] = v` written by the user (`assignments.py`): in place on an array, list or dict, logged (`runtime/writes.py`)
 STORE = Primitive(
     "setitem",
     lambda x, k, v, *log: call(writes.store, x, k, v, *log),
@@ -300,7 +300,7 @@ AFTER_UPDATE = Primitive(
 # `views.py`: `base.__written_back__(view, how, key)` after writes through a view of base (`row = A[i]; row[0] = v`),
 # and `view.__viewed_again__(base, how, key)` after writes to base or another view of it: the derivatives of
 # `base[key] = view` and `view = base[key]` (`how`: "index", "T" or "reshape"), or none where NumPy made a copy
-# (`buffers.is_view`); in the forward pass NumPy shared the writes already
+# (`runtime.writes.is_view`); in the forward pass NumPy shared the writes already
 WRITTEN_BACK = Primitive(
     "written_back",
     lambda base, view, how, key, *log: call(writes.written_back, base, view, how, key, *log),

@@ -1,7 +1,7 @@
 """Rules for NumPy's shape operations: reshaping, transposing, joining, splitting, flipping, selecting.
 
 Most are linear maps that move elements without changing them: the transposed derivative
-moves the cotangent back (`array_rules.py`), summing where an element was copied to several
+moves the cotangent back (`runtime/shape.py`), summing where an element was copied to several
 places (`np.tile`, `np.broadcast_to`).
 """
 

@@ -1,6 +1,6 @@
 """Rules for `scipy.special`, registered only when SciPy imports (`rules/__init__.py`): the ufuncs
 (elementwise, broadcasting, like NumPy's) and `logsumexp`, `softmax`, `log_softmax`. The runtime
-halves of the last three are in `special_rules.py`."""
+halves of the last three are in `runtime/special.py`."""
 
 from __future__ import annotations
 

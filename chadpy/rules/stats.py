@@ -6,7 +6,7 @@
 a new object at each access, but equal to the others (and of the same hash), so the registry keys
 on it and `lookup` finds the one a call resolves to. The methods take `*args, **kwds`; a rule
 binds a call by its own parameters (`params`: `x`, the shape parameters, `loc`, `scale`). The
-runtime halves are in `special_rules.py`.
+runtime halves are in `runtime/special.py`.
 """
 
 from __future__ import annotations

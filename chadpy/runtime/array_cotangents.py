@@ -107,7 +107,7 @@ class Scatter:
         self.dtype: np.dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
-        self.owned = False  # base is a full-shape array nobody else refers to (`buffers.owned`): added in place
+        self.owned = False  # base is a full-shape array nobody else refers to (`writes.owned`): added in place
         self.columns: tuple[list[int], list[float]] | None = None  # a float64 vector's one-hots, if any
 
     def count(self) -> int:

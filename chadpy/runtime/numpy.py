@@ -3,7 +3,7 @@
 Each `*_ct` function accepts `Zero` for the incoming cotangent `d` (and returns `Zero`:
 `@linear` does that once for all of them, so a rule's body is its formula), a dense
 array, a float, or a `Scatter` (densified first). Results may be read-only broadcast
-views: a dense cotangent is never mutated (`arrays.py`).
+views: a dense cotangent is never mutated (`array_cotangents.py`).
 """
 
 from __future__ import annotations

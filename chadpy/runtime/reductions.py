@@ -1,7 +1,7 @@
 """The run-time halves of the reductions' rules (`rules/reductions.py`): sums, means, products,
 extrema, statistics, cumulative reductions and norms, each with `axis`/`keepdims`; and of the
 functions of sequences of numbers or arrays (`sum(xs)`, `math.prod`, `max(xs)`, `np.array(xs)`).
-`array_rules.py` says what every `*_ct` function accepts."""
+`numpy.py` says what every `*_ct` function accepts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The run-time halves of the shape operations' rules (`rules/shape.py`): each moves the cotangent
-back where the operation moved the elements, summing where one was copied (`array_rules.py` says what
+back where the operation moved the elements, summing where one was copied (`numpy.py` says what
 every `*_ct` function accepts)."""
 
 from __future__ import annotations

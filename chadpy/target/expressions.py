@@ -3,7 +3,7 @@
 Expressions overload arithmetic so that derivative rules read like maths
 (`d * cos(x)` builds `BinOp('*', Name('d'), Call(Obj(math.cos), [x]))`). Each
 expression declares its parts (`parts`, `with_parts`), so traversals need not know
-its fields. `target.py` builds statements from them; `codegen` prints both.
+its fields. `statements.py` builds statements from them; `codegen` prints both.
 """
 
 from __future__ import annotations
