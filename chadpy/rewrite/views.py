@@ -14,7 +14,7 @@ that missed a write is read:
 
 Each returns its first argument (NumPy shared the write already); only its derivative is new:
 that of `A[i] = row` and of `row = A[i]` (rules/sequences.py), where `row` is a view of `A` at
-run time (`runtime.writes.shares`), so an index or a reshape that made a copy stays exact too. A
+run time (`runtime.writes.is_view`), so an index or a reshape that made a copy stays exact too. A
 write-back costs O(|view|) in the backward pass; repeated writes through one view (a fill loop
 over a row) share one.
 
