@@ -164,6 +164,7 @@ PRIMITIVES.update(
             ("a", "a_min", "a_max"),
             kind=clip_kind,
             samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
+            methods=("clip",),
         ),
         np.where: _np(
             np.where,
@@ -183,6 +184,7 @@ PRIMITIVES.update(
             ("a", "b"),
             kind=dot_kind,
             samples=(*_PRODUCTS, (REALS, _M)),
+            methods=("dot",),
         ),
         np.outer: _np(
             np.outer,
@@ -216,8 +218,8 @@ PRIMITIVES.update(
         np.size: _np(np.size, None, ("a",), kind=INT_RESULT),
         np.zeros_like: _np(np.zeros_like, None, ("a", "dtype"), (None,), kind=array_like_kind),
         np.ones_like: _np(np.ones_like, None, ("a", "dtype"), (None,), kind=array_like_kind),
-        np.argmax: _np(np.argmax, None, ("a", "axis"), (None,), kind=argreduce_kind),
-        np.argmin: _np(np.argmin, None, ("a", "axis"), (None,), kind=argreduce_kind),
+        np.argmax: _np(np.argmax, None, ("a", "axis"), (None,), kind=argreduce_kind, methods=("argmax",)),
+        np.argmin: _np(np.argmin, None, ("a", "axis"), (None,), kind=argreduce_kind, methods=("argmin",)),
         np.sign: _discrete_ufunc(np.sign),
         np.floor: _discrete_ufunc(np.floor, "f"),
         np.ceil: _discrete_ufunc(np.ceil, "f"),
@@ -267,8 +269,8 @@ PRIMITIVES.update(
         np.isclose: _np(
             np.isclose, None, ("a", "b", "rtol", "atol"), (1e-05, 1e-08), kind=elementwise("np.isclose", "b")
         ),
-        np.any: _np(np.any, None, ("a", "axis"), (None,), kind=reduction("b")),
-        np.all: _np(np.all, None, ("a", "axis"), (None,), kind=reduction("b")),
+        np.any: _np(np.any, None, ("a", "axis"), (None,), kind=reduction("b"), methods=("any",)),
+        np.all: _np(np.all, None, ("a", "axis"), (None,), kind=reduction("b"), methods=("all",)),
         # constructors: data (their arguments are shapes and constants)
         np.zeros: _data(np.zeros, ("shape", "dtype"), (None,), filled_kind, positional=1),
         np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled_kind, positional=1),
@@ -302,6 +304,7 @@ PRIMITIVES.update(
             ("a",),
             kind=same_array,
             samples=((_M,), (REALS,)),
+            methods=("copy",),
         ),
         np.astype: _np(
             np.astype,
@@ -309,6 +312,7 @@ PRIMITIVES.update(
             ("x", "dtype"),
             kind=array_like_kind,
             samples=((_M, "float64"), (REALS.of(3), "float")),
+            methods=("astype",),
         ),
         np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),
         np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
@@ -340,38 +344,5 @@ PRIMITIVES[_item] = Primitive(
 )
 
 # Methods and attributes of array values, as the NumPy functions they are.
-METHODS.update(
-    {
-        "sum": np.sum,
-        "mean": np.mean,
-        "prod": np.prod,
-        "clip": np.clip,
-        "copy": np.copy,
-        "astype": np.astype,
-        "squeeze": np.squeeze,
-        "trace": np.trace,
-        "diagonal": np.diagonal,
-        "flatten": np.ravel,
-        "ravel": np.ravel,
-        "sort": np.sort,
-        "argsort": np.argsort,
-        "swapaxes": np.swapaxes,
-        "repeat": np.repeat,
-        "take": np.take,
-        "std": np.std,
-        "var": np.var,
-        "cumsum": np.cumsum,
-        "cumprod": np.cumprod,
-        "max": np.max,
-        "min": np.min,
-        "dot": np.dot,
-        "reshape": np.reshape,
-        "transpose": np.transpose,
-        "argmax": np.argmax,
-        "argmin": np.argmin,
-        "any": np.any,
-        "all": np.all,
-        "item": _item,
-    }
-)
+METHODS["item"] = _item  # `x.item()`: the one element of a size-1 array, as a Python scalar
 ATTRIBUTES.update({"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size})

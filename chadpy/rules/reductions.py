@@ -93,11 +93,11 @@ _NORM_SAMPLES = (
 
 PRIMITIVES.update(
     {
-        np.sum: _reduction(np.sum, runtime.sum_ct),
-        np.mean: _reduction(np.mean, runtime.mean_ct, kind=mean_kind),
-        np.prod: _reduction(np.prod, runtime.prod_ct, with_y=True),
-        np.max: _reduction(np.max, runtime.extremum_ct, with_y=True),
-        np.min: _reduction(np.min, runtime.extremum_ct, with_y=True),
+        np.sum: _reduction(np.sum, runtime.sum_ct, methods=("sum",)),
+        np.mean: _reduction(np.mean, runtime.mean_ct, kind=mean_kind, methods=("mean",)),
+        np.prod: _reduction(np.prod, runtime.prod_ct, with_y=True, methods=("prod",)),
+        np.max: _reduction(np.max, runtime.extremum_ct, with_y=True, methods=("max",)),
+        np.min: _reduction(np.min, runtime.extremum_ct, with_y=True, methods=("min",)),
         np.amax: _reduction(np.amax, runtime.extremum_ct, with_y=True),
         np.amin: _reduction(np.amin, runtime.extremum_ct, with_y=True),
         np.ptp: _reduction(np.ptp, runtime.ptp_ct),
@@ -108,6 +108,7 @@ PRIMITIVES.update(
             kind=reduction("f"),
             extra=(("ddof", 0),),
             samples=(*(s + (0,) for s in _REDUCE_SAMPLES), (_M, 1, False, 1)),
+            methods=("var",),
         ),
         np.std: _reduction(
             np.std,
@@ -116,6 +117,7 @@ PRIMITIVES.update(
             kind=reduction("f"),
             extra=(("ddof", 0),),
             samples=(*(s + (0,) for s in _REDUCE_SAMPLES[:-1]), (_M, None, True, 1)),
+            methods=("std",),
         ),
         np.average: _np(
             np.average,
@@ -137,6 +139,7 @@ PRIMITIVES.update(
             (None,),
             kind=cumulative_kind,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None)),
+            methods=("cumsum",),
         ),
         np.cumprod: _np(
             np.cumprod,
@@ -145,6 +148,7 @@ PRIMITIVES.update(
             (None,),
             kind=cumulative_kind,
             samples=((_M, None), (_M, 1), (_M, -2), (REALS, None), (_ZEROS, 1), (_ZEROS, None)),
+            methods=("cumprod",),
         ),
         # vector norms of any `ord`, matrix norms 'fro', 'nuc', 1, -1, 2, -2, inf, -inf (runtime.norm_ct)
         np.linalg.norm: _reduction(

@@ -209,13 +209,16 @@ def numpy_function(
     defaults: tuple[object, ...] = (),
     kind: KindRule = GENERAL_ARRAY,
     positional: int | None = None,
+    methods: tuple[str, ...] = (),
     **more,
 ) -> Primitive:
-    """A NumPy function taking `params` (its required ones by position, the others by keyword)."""
+    """A NumPy function taking `params` (its required ones by position, the others by keyword); `methods`
+    are the names of the array methods that are this function (`x.sum()` is `np.sum(x)`)."""
     module = getattr(fn, "__module__", "") or ""
     name = ("np.linalg." if module.endswith("linalg") else "np.") + fn.__name__
     emit = keyword_call(fn, params, defaults, positional)
     nargs = (len(params) - len(defaults), len(params))
+    METHODS.update(dict.fromkeys(methods, fn))
     return Primitive(name, emit, vjp, nargs, kind, params=params, defaults=defaults, fn=fn, **more)
 
 

@@ -123,6 +123,7 @@ PRIMITIVES.update(
             kind=reshape_kind,
             aliases="view",
             samples=((_M, (3, 2)), (_M, -1)),
+            methods=("reshape",),
         ),
         np.transpose: _np(
             np.transpose,
@@ -132,6 +133,7 @@ PRIMITIVES.update(
             kind=same_array,
             aliases="view",
             samples=((_M, None), (REALS.of(2, 3, 4), (2, 0, 1))),
+            methods=("transpose",),
         ),
         np.concatenate: _np(
             np.concatenate,
@@ -186,7 +188,15 @@ _AT_LEAST = ((REALS,), (REALS.of(3),), (_M,))
 
 PRIMITIVES.update(
     {
-        np.ravel: _np(np.ravel, _reshaped, ("a",), kind=RAVELED, aliases="view", samples=((_M,), (_T,), (REALS,))),
+        np.ravel: _np(
+            np.ravel,
+            _reshaped,
+            ("a",),
+            kind=RAVELED,
+            aliases="view",
+            samples=((_M,), (_T,), (REALS,)),
+            methods=("flatten", "ravel"),
+        ),
         np.squeeze: _np(
             np.squeeze,
             _reshaped,
@@ -195,6 +205,7 @@ PRIMITIVES.update(
             kind=SQUEEZED,
             aliases="view",
             samples=((REALS.of(2, 1, 3), None), (REALS.of(1, 3, 1), (0, 2)), (REALS.of(1, 3), 0)),
+            methods=("squeeze",),
         ),
         np.expand_dims: _np(
             np.expand_dims,
@@ -214,6 +225,7 @@ PRIMITIVES.update(
             kind=same_array,
             aliases="view",
             samples=((_T, 0, 2), (_M, -1, 0)),
+            methods=("swapaxes",),
         ),
         np.moveaxis: _shape_op(
             np.moveaxis,
@@ -264,6 +276,7 @@ PRIMITIVES.update(
             (None,),
             kind=REPEATED,
             samples=((_M, 2, None), (_M, np.array([1, 0, 3]), 1), (REALS, 3, None)),
+            methods=("repeat",),
         ),
         np.pad: _shape_op(
             np.pad,
@@ -288,6 +301,7 @@ PRIMITIVES.update(
             kind=DIAGONAL,
             aliases="view",
             samples=((_SQ, 0, 0, 1), (_T, 1, 2, 0)),
+            methods=("diagonal",),
         ),
         np.trace: _shape_op(
             np.trace,
@@ -296,6 +310,7 @@ PRIMITIVES.update(
             (0, 0, 1),
             kind=TRACE,
             samples=((_SQ, 0, 0, 1), (_T, -1, 1, 2), (_M, 1, 0, 1)),
+            methods=("trace",),
         ),
         np.triu: _shape_op(
             np.triu, runtime.triu_ct, ("m", "k"), (0,), kind=same_array, samples=((_SQ, 0), (_M, 1), (_T, -1))
@@ -310,6 +325,7 @@ PRIMITIVES.update(
             (None,),
             kind=take_kind,
             samples=((_M, np.array([2, 0, 2]), 1), (_M, np.array([[5, 0], [0, 3]]), None), (_M, 4, None)),
+            methods=("take",),
         ),
         np.take_along_axis: _shape_op(
             np.take_along_axis,
@@ -333,8 +349,9 @@ PRIMITIVES.update(
             (-1,),
             kind=SORTED,
             samples=((REALS.of(5), -1), (_M, 0), (_M, None)),
+            methods=("sort",),
         ),
-        np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED),
+        np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED, methods=("argsort",)),
         np.vstack: _joined(np.vstack, runtime.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
         np.hstack: _joined(np.hstack, runtime.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))),
         np.column_stack: _joined(np.column_stack, runtime.column_stack_ct, 2, (([REALS.of(2), _M],),)),
