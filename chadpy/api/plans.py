@@ -94,6 +94,10 @@ def target_of(f: Callable) -> Target:
         )
     if isinstance(fn, types.FunctionType) or lookup(fn) is not None:
         return Target(fn)
+    call = inspect.getattr_static(type(fn), "__call__", None)
+    if not isinstance(fn, type) and isinstance(call, types.FunctionType):
+        # an object with `__call__`: that method, the object bound to it (data, like a bound method's)
+        return target_of(types.MethodType(call, fn))
     if not callable(fn):
         raise ChadError(f"chadpy differentiates functions; got the {type(fn).__name__} {fn!r}")
     raise ChadError(

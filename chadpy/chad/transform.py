@@ -252,14 +252,14 @@ class Chad:
         """D[let x = e in s]: e's primal, then (if x carries a cotangent) e's backpropagator `bp`;
         `block` scopes x around the rest. One case per rule of Fig. 7, in the figure's order,
         then the extensions: arrays and loops (Section 7), calls, function values (Section 9)."""
-        e, target = let.expr, let.target
+        # a method call, a property, an object's call: the call it makes here; an array's attribute the
+        # primitive it is (inference resolved them by type)
+        e, target = self.spec.methods.get(id(let.expr), let.expr), let.target
         match e:
             case ir.Var() | ir.Const() | ir.Ref():
                 rule = terms.variable
             case ir.MakeTuple() | ir.MakeRecord() | ir.MakeList() | ir.MakeDict() | ir.MakeClosure():
                 rule = terms.pair
-            case ir.MethodCall() | ir.Field() | ir.Apply() if id(e) in self.spec.methods:
-                return calls.user_call(self, self.spec.methods[id(e)], let, depth, bp)  # the call it makes here
             case ir.Proj() | ir.Index() | ir.Slice() | ir.Field() | ir.EnvRead():
                 rule = terms.projection
             case ir.Case():

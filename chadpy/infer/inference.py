@@ -361,6 +361,10 @@ class _Infer:
         if base is BOTTOM or base == NONE and not self.strict:
             return BOTTOM  # not known yet (None: perhaps only so far, a value None on one path only)
         if isinstance(e, ir.Field):
+            array_attribute = objects.array_attribute(e, base)
+            if array_attribute is not None:
+                self.spec.methods[id(e)] = array_attribute
+                return self.prim(array_attribute)
             getter = objects.property_call(e, base)
             return self.resolved(e, getter) if getter is not None else objects.field_type(e, base)
         of_loop = isinstance(e, ir.Index) and e.of_loop

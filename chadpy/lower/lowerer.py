@@ -27,7 +27,7 @@ from ..ir import nodes as ir
 from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction, Watch
-from ..rules.registry import OPERATORS, PRIMITIVES
+from ..rules.registry import ATTRIBUTES, OPERATORS, PRIMITIVES
 from ..runtime.scalar import check
 from . import calls, closures, control, desugar, objects, updates
 from .outside import Resolver
@@ -362,8 +362,9 @@ def _hint(e: ir.Expr, default: str) -> str:
         return "case"
     if isinstance(e, (ir.MakeTuple, ir.MakeList)):
         return "tup"
-    if isinstance(e, ir.Field):
-        return e.index.value
+    if isinstance(e, ir.Field):  # an array's attribute after the function it is (`a.T`: transpose)
+        attribute = ATTRIBUTES.get(e.index.value)
+        return attribute.__name__ if attribute is not None else e.index.value
     if isinstance(e, ir.MethodCall):
         return e.name
     if isinstance(e, ir.Read):

@@ -39,12 +39,19 @@ from .resolve import user_call, with_defaults
 
 
 def attribute(lw: Lowering, node: gast.Attribute, env: dict, lets: list) -> ir.Expr:
-    """`x.attr` of a local value or outside data: an array's attribute (`a.T`, `a.shape`) is the
-    NumPy function it is; any other is a field of a record (or a property: resolved by inference)."""
-    base = lw.atom(node.value, env, lets)
-    if node.attr in ATTRIBUTES:
-        return with_defaults(PRIMITIVES[ATTRIBUTES[node.attr]], [base])
-    return ir.Field(base, ir.Const(node.attr))
+    """`x.attr` of a local value or outside data: a field read, resolved by inference from x's type: an
+    array's attribute (`a.T`, `a.shape`) is the NumPy function it is (`array_attribute`), a record's is
+    its field or its property."""
+    return ir.Field(lw.atom(node.value, env, lets), ir.Const(node.attr))
+
+
+def array_attribute(e: ir.Field, base: VType) -> ir.Prim | None:
+    """The primitive `base.name` is when base is no object of a user class (an array: `a.T` is
+    `np.transpose(a)`); None for a field of a record."""
+    name = e.index.value
+    if name not in ATTRIBUTES or isinstance(base, (Rec, Class)):
+        return None
+    return with_defaults(PRIMITIVES[ATTRIBUTES[name]], [e.base])
 
 
 def method(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:

@@ -23,7 +23,7 @@ from ..read.scope import UPDATING
 from ..rules.kinds import fixed
 from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
 from ..rules.scalar import BINARY_FOLDS
-from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN
+from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN, MERGED_KEYWORDS
 from ..runtime.scalar import check
 from ..target.expressions import CallX, Obj
 from .context import Lowering
@@ -230,9 +230,10 @@ def _spread_keywords(
     kwargs: dict[str, ir.Atom] = {}
     spreads = [k for k in node.keywords if k.arg is None]
     if spreads:
-        if len(spreads) > 1 or inspect.Parameter.VAR_KEYWORD in collects:
-            raise lw.error(UnsupportedSyntax, "`**kw` is supported once, into a function without `**kwargs`", node)
-        kw = lw.atom(spreads[0].value, env, lets)
+        if inspect.Parameter.VAR_KEYWORD in collects:
+            raise lw.error(UnsupportedSyntax, "`**kw` is supported into a function without `**kwargs`", node)
+        kws = [lw.atom(s.value, env, lets) for s in spreads]
+        kw = kws[0] if len(kws) == 1 else lw.let(ir.Prim(MERGED_KEYWORDS, kws), lets, "keywords")
         names = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         taken = tuple(p.name for p in names if p.name not in given)
         _check(lw, ir.Prim(KEYS_WITHIN, [kw, ir.Const(taken)]), f"`{path}` takes only {taken} from `**`", lets)

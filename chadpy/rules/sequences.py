@@ -351,6 +351,25 @@ DICT_OF = Primitive(
     saves=lambda y, x: call(runtime.pair_positions, x),
     containers=True,
 )
+def _merged_type(types: list[VType], consts: list[object]) -> VType:
+    """`{**a, **b}` of a call's keyword dicts: each key's type where every dict's keys are known."""
+    if not all(isinstance(t, Dct) for t in types):
+        raise ChadTypeError("`**` spreads a dict of keywords")
+    if all(t.fields is not None for t in types):
+        fields = [f for t in types for f in t.fields]
+        return dct([v for _, v in fields], [k for k, _ in fields])
+    return dct([item_join(t) for t in types], key=join_all([t.key for t in types]))
+
+
+# `f(**a, **b)`: the keywords merged into one dict (a key given twice raises, as in Python)
+MERGED_KEYWORDS = Primitive(
+    "merged_keywords",
+    lambda *kws: call(runtime.merged_keywords, *kws),
+    lambda d, y, *kws: call(runtime.merged_keywords_ct, d, *kws),
+    (2, None),
+    _merged_type,
+    containers=True,
+)
 TRANSPOSED = Primitive(
     "transposed",
     lambda rows: call(runtime.transposed, rows),

@@ -210,3 +210,21 @@ def argsort(keys: list, reverse: bool = False) -> list[int]:
 def argbest(keys: list, largest: bool) -> int:
     """The position `max(xs, key=...)` / `min(xs, key=...)` picks (the first best, as they do)."""
     return (max if largest else min)(range(len(keys)), key=keys.__getitem__)
+
+
+def merged_keywords(*kws: dict) -> dict:
+    """The keywords of a call `f(**a, **b)`: one dict of them all; a key given twice is Python's TypeError."""
+    out: dict = {}
+    for kw in kws:
+        for k in kw:
+            if k in out:
+                raise TypeError(f"got multiple values for keyword argument {k!r}")
+        out.update(kw)
+    return out
+
+
+def merged_keywords_ct(d: object, *kws: dict) -> tuple:
+    """Cotangents of the dicts `merged_keywords` merged, from the merged dict's: each its own keys' part."""
+    if d is Zero:
+        return (Zero,) * len(kws)
+    return tuple({k: d[k] for k in kw if k in d} or Zero for kw in kws)

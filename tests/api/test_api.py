@@ -133,3 +133,29 @@ def test_reverse_on_a_method():
 def test_grad_of_a_bound_method():
     m = Model(1.5)
     assert chad.grad(m.loss, argnums=(0, 1))(1.0, 0.25) == (pytest.approx(4.5), pytest.approx(-4.5))
+
+
+class Quadratic:
+    """A callable object: chadpy differentiates its `__call__`, the object's attributes data."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x, y=1.0):
+        return self.k * x * x * y
+
+
+def test_grad_of_a_callable_object():
+    """`chad.grad(obj)` of an instance with `__call__` is the gradient of that method with the object
+    bound, as for a bound method (it was "no rule ... register its derivative with chadpy.defvjp")."""
+    q = Quadratic(3.0)
+    assert chad.grad(q)(2.0) == 12.0
+    assert chad.grad(q, argnums=(0, 1))(2.0, 0.5) == (6.0, 12.0)
+    value, pullback = chad.vjp(q, 2.0)
+    assert value == 12.0 and pullback(1.0) == (12.0,)
+    assert "def __call___chad" in chad.source(q, 2.0)
+
+
+def test_an_object_without_call_is_a_clear_error():
+    with pytest.raises(chad.ChadError, match="chadpy differentiates functions; got the object"):
+        chad.grad(object())(1.0)

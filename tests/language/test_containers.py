@@ -381,3 +381,29 @@ def test_rejected(f, args, error, match, line):
 def test_star_argument_of_the_wrong_length_fails_when_it_runs():
     with pytest.raises(AssertionError, match="takes 3 more arguments"):
         chad.grad(r_star_args_too_long)(X, Y)
+
+
+def s_two_spreads(x, params):
+    """GradBench's form: the model's parameters and the data spread into one call."""
+    data = {"c": x * x}
+    return s_three(**params, **data) + s_three(x, **{"b": x}, **{"c": 2.0})
+
+
+def s_two_spreads_twice(x):
+    return s_three(**{"a": x, "b": 1.0}, **{"b": 2.0, "c": x})
+
+
+def test_two_keyword_spreads_in_one_call():
+    """`f(**a, **b)`: each parameter from whichever dict holds it; the gradient reaches both dicts."""
+    params = {"a": 0.7, "b": -1.3}
+    grad_matches_fd(s_two_spreads, X, params)
+    g = chad.grad(s_two_spreads, argnums=1)(X, params)
+    expected = chad.grad(lambda a, b: s_three(a, b, X * X), argnums=(0, 1))(params["a"], params["b"])
+    assert g == pytest.approx(dict(zip("ab", expected)))
+
+
+def test_a_keyword_given_twice_by_two_spreads_is_pythons_type_error():
+    with pytest.raises(TypeError, match="multiple values for keyword argument 'b'"):
+        s_two_spreads_twice(X)
+    with pytest.raises(TypeError, match="multiple values for keyword argument 'b'"):
+        chad.grad(s_two_spreads_twice)(X)

@@ -456,3 +456,33 @@ def test_an_object_made_by_a_constructor_is_owned_by_its_caller():
     object its constructor returned and `ob.a = ...` was rejected as an update others may see.
     f(x) = 6 x."""
     assert_grad_matches_fd(updates_an_object_it_made, (0.7,))
+
+
+class Schedule:
+    """An object whose attributes are named like an array's (`T`, `shape`): they are its attributes."""
+
+    def __init__(self, rate, T, shape):
+        self.rate = rate
+        self.T = T
+        self.shape = shape
+
+
+def discounted(x, s):
+    return x * s.rate * s.T + s.shape * x * x
+
+
+def transposed_inside(A, s):
+    return np.sum(A.T * s.T)
+
+
+def test_attributes_named_like_an_arrays_are_the_objects_own():
+    """`s.T` of an object is its attribute `T`, not a transpose (it was `np.transpose(s)`, a TypeError
+    leaving chadpy); an array's `.T` in the same function is still its transpose."""
+    s = Schedule(3.0, 5.0, 0.5)
+    assert chad.grad(discounted)(2.0, s) == 3.0 * 5.0 + 2 * 0.5 * 2.0
+    g = chad.grad(discounted, argnums=1)(2.0, s)
+    assert (g.rate, g.T, g.shape) == (2.0 * 5.0, 2.0 * 3.0, 2.0 * 2.0)
+    A = np.arange(6.0).reshape(2, 3)
+    assert_grad_matches_fd(transposed_inside, (A, s), argnums=0)
+    gs = chad.grad(transposed_inside, argnums=1)(A, s)
+    assert gs.T == np.sum(A) and gs.rate == 0.0

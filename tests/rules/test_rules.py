@@ -37,16 +37,17 @@ from tests.support.sources import load_function
 
 # Differentiable primitives this test cannot write as one call, and the tests that check them.
 COVERED_ELSEWHERE = {
-    "append": "`xs.append(v)` is a statement: tests/test_lists_dicts.py",
-    "values": "`d.values()` is a method of dicts: tests/test_lists_dicts.py",
-    "get": "`d.get(k, default)` is a method of dicts: tests/test_containers.py",
-    "item": "`x.item()` is a method of arrays: tests/test_numpy.py",
-    "setitem": "`x[k] = v` is a statement: tests/test_element_assignment.py",
-    "written_back": "views.py inserts it after a write through a view: tests/test_element_assignment.py",
-    "viewed_again": "views.py inserts it after a write to a view's base: tests/test_element_assignment.py",
-    "unchanged": "`t += c` where a copy holds t's object: tests/test_element_assignment.py",
-    "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/test_containers.py",
-    # the updates and constructors `updates.py` and `desugar.py` lower into: tests/test_containers.py
+    "append": "`xs.append(v)` is a statement: tests/language/test_lists_dicts.py",
+    "values": "`d.values()` is a method of dicts: tests/language/test_lists_dicts.py",
+    "get": "`d.get(k, default)` is a method of dicts: tests/language/test_containers.py",
+    "item": "`x.item()` is a method of arrays: tests/language/test_numpy.py",
+    "setitem": "`x[k] = v` is a statement: tests/language/test_element_assignment.py",
+    "written_back": "views.py inserts it after a write through a view: tests/language/test_element_assignment.py",
+    "viewed_again": "views.py inserts it after a write to a view's base: tests/language/test_element_assignment.py",
+    "unchanged": "`t += c` where a copy holds t's object: tests/language/test_element_assignment.py",
+    "merged_keywords": "`f(**a, **b)` merges the keywords into one dict: tests/language/test_containers.py",
+    "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/language/test_containers.py",
+    # the updates and constructors `updates.py` and `desugar.py` lower into: tests/language/test_containers.py
     **dict.fromkeys(["extend", "insert", "pop", "store", "setdefault", "item_or", "dict", "transposed"], "lowering"),
 }
 
