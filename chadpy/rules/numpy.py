@@ -177,6 +177,21 @@ PRIMITIVES.update(
             kind=where_kind,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
         ),
+        np.nan_to_num: _np(
+            np.nan_to_num,
+            lambda d, y, x: [call(runtime.nan_to_num_ct, d, x)],
+            ("x",),
+            kind=elementwise("np.nan_to_num"),
+            samples=((_M,), (REALS,)),
+        ),
+        np.diff: _np(
+            np.diff,
+            lambda d, y, x, n, axis: [call(runtime.diff_ct, d, x, n, axis), None, None],
+            ("a", "n", "axis"),
+            (1, -1),
+            kind=same_array,
+            samples=((_M, 1, -1), (_M, 2, 1), (_M, 1, 0), (REALS.of(5), 3, -1)),
+        ),
         np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul_kind, samples=_PRODUCTS),
         np.dot: _np(
             np.dot,

@@ -236,6 +236,25 @@ def where_ct_b(d: Any, cond: Any, a: Any, b: Any) -> Any:
     return unbroadcast(np.where(cond, 0.0, ndarray_of(d)), b)
 
 
+@linear
+def nan_to_num_ct(d: Any, x: Any) -> Any:
+    """Cotangent of `x` in `np.nan_to_num(x)`: d where x is finite; 0 where a NaN or an infinity was replaced
+    by a constant."""
+    return _select_ct(d, x, np.isfinite(x))
+
+
+@linear
+def diff_ct(d: Any, x: Any, n: int = 1, axis: int = -1) -> Any:
+    """Cotangent of `x` in `np.diff(x, n, axis)`: the transpose of each difference, d[k] going to x[k + 1]
+    and -d[k] to x[k] along the axis, n times (the first differences of the padded cotangent, negated)."""
+    g = ndarray_of(d)
+    for _ in range(n):
+        edge = [(0, 0)] * g.ndim
+        edge[axis] = (1, 1)
+        g = -np.diff(np.pad(g, edge), axis=axis)
+    return as_cotangent_of(g.astype(float_dtype(np.result_type(x)), copy=False), x)
+
+
 # ====================================================================== tuple results of elementwise functions
 
 

@@ -621,3 +621,27 @@ def test_std_of_numbers_equal_up_to_rounding_has_the_zero_subgradient():
     v = np.array([-0.946263411317406, 1.4116901384745093])
     assert np.all(chad.grad(std_of_equal_numbers)(v) == 0.0)
     assert_grad_matches_fd(std_of_equal_numbers, (v,))
+
+
+def cleaned_sum(x):
+    return np.sum(np.nan_to_num(x))
+
+
+def cleaned_product(x):
+    return np.sum(np.nan_to_num(x) * x[0])
+
+
+def second_differences(x):
+    return np.sum(np.diff(x, 2) ** 2) + np.sum(np.diff(np.outer(x, x), axis=0))
+
+
+def test_nan_to_num_passes_the_cotangent_where_x_is_finite():
+    """np.nan_to_num(x): its derivative is 1 where x is finite, 0 where a NaN or an infinity became a
+    constant (a constant has no derivative), and the product rule does the rest."""
+    x = np.array([2.0, np.nan, np.inf, -3.0, -np.inf])
+    np.testing.assert_array_equal(chad.grad(cleaned_sum)(x), [1.0, 0.0, 0.0, 1.0, 0.0])
+    assert_grad_matches_fd(cleaned_product, (np.array([2.0, -0.5, 1.5]),))
+
+
+def test_diff_against_finite_differences():
+    assert_grad_matches_fd(second_differences, (np.array([0.3, -1.2, 0.8, 2.0, 0.5]),))
