@@ -418,6 +418,30 @@ def fstring(lw: Lowering, node: gast.JoinedStr, env: dict, lets: list) -> ir.Exp
 # ---------------------------------------------------------------- conditions: cases in disguise
 
 
+def starred_display(lw: Lowering, node: gast.List | gast.Tuple, env: dict, lets: list) -> ir.Expr:
+    """`(*xs, y)`, `[a, *xs]`: the displays between the star-expressions, and each starred sequence made
+    a tuple (a list), joined by `+` left to right: `tuple(xs) + (y,)`."""
+    make, convert = (
+        (ir.MakeList, PRIMITIVES[list]) if isinstance(node, gast.List) else (ir.MakeTuple, PRIMITIVES[tuple])
+    )
+    pieces: list[ir.Atom] = []
+    run: list[ir.Atom] = []
+    for elt in node.elts:
+        if not isinstance(elt, gast.Starred):
+            run.append(lw.atom(elt, env, lets))
+            continue
+        if run:
+            pieces.append(lw.let(make(run), lets, "part"))
+            run = []
+        pieces.append(lw.let(ir.Prim(convert, [lw.atom(elt.value, env, lets)]), lets, "part"))
+    if run:
+        pieces.append(lw.let(make(run), lets, "part"))
+    joined = pieces[0]
+    for piece in pieces[1:-1]:
+        joined = lw.let(ir.Prim(OPERATORS["+"], [joined, piece]), lets, "joined")
+    return ir.Prim(OPERATORS["+"], [joined, pieces[-1]]) if len(pieces) > 1 else ir.Prim(convert, [joined])
+
+
 def sub_block(lw: Lowering, node: gast.expr, env: dict) -> ir.Block:
     """An expression evaluated only on one path (a branch of `a if c else b`, `and`, `or`)."""
     lets: list[ir.Let] = []

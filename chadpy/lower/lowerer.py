@@ -269,6 +269,8 @@ class Lowerer:
                 return objects.attribute(self, node, env, lets)
             path, value = self.resolver.static_path(node, env)
             return self.resolver.outside(path, value, node)
+        if isinstance(node, (gast.List, gast.Tuple)) and any(isinstance(e, gast.Starred) for e in node.elts):
+            return desugar.starred_display(self, node, env, lets)
         if isinstance(node, gast.List):
             return ir.MakeList([self.atom(e, env, lets) for e in node.elts])
         if isinstance(node, gast.Dict):

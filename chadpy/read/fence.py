@@ -171,8 +171,6 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         and type(node.value) not in _REJECTED  # e.g. `yield x`: named below
     ):
         raise UnsupportedSyntax("an expression statement that is not a call has no effect", parsed.loc(node))
-    if isinstance(node, (gast.List, gast.Tuple)) and any(isinstance(e, gast.Starred) for e in node.elts):
-        raise UnsupportedSyntax("star-expressions in a list or tuple (`[*xs, y]`) are not supported", parsed.loc(where))
     if isinstance(node, (gast.For, gast.While)) and node.orelse:
         kind = "for" if isinstance(node, gast.For) else "while"
         raise UnsupportedSyntax(f"`{kind} ... else` is not supported; use a flag variable", parsed.loc(node))

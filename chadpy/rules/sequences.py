@@ -351,6 +351,8 @@ DICT_OF = Primitive(
     saves=lambda y, x: call(runtime.pair_positions, x),
     containers=True,
 )
+
+
 def _merged_type(types: list[VType], consts: list[object]) -> VType:
     """`{**a, **b}` of a call's keyword dicts: each key's type where every dict's keys are known."""
     if not all(isinstance(t, Dct) for t in types):

@@ -340,11 +340,6 @@ def r_star_into_primitive(x, y):
     return math.hypot(*p)
 
 
-def r_star_list_display(x, y):
-    xs = [x]
-    return sum([*xs, y])
-
-
 def r_with_return(x):
     with np.errstate(divide="ignore"):
         return x * 2.0
@@ -366,7 +361,6 @@ def r_star_args_too_long(x, y):
         (r_pop_after_max, (X, Y), chad.UnsupportedSyntax, "copy it first", "xs.pop()"),
         (r_insert_argument, ([X, Y],), chad.UnsupportedSyntax, "caller", "xs.insert(0, 1.0)"),
         (r_star_into_primitive, (X, Y), chad.UnsupportedSyntax, "star-arguments", "return math.hypot(*p)"),
-        (r_star_list_display, (X, Y), chad.UnsupportedSyntax, r"\[\*xs, y\]", "return sum([*xs, y])"),
         (r_with_return, (X,), chad.UnsupportedSyntax, "__exit__", 'with np.errstate(divide="ignore"):'),
         (r_dict_slice, (X,), chad.ChadTypeError, "cannot be sliced", "return d[s]"),
     ],
@@ -407,3 +401,32 @@ def test_a_keyword_given_twice_by_two_spreads_is_pythons_type_error():
         s_two_spreads_twice(X)
     with pytest.raises(TypeError, match="multiple values for keyword argument 'b'"):
         chad.grad(s_two_spreads_twice)(X)
+
+
+def s_star_displays(x, y, t):
+    """Star-expressions in displays: a list's elements, a tuple's components, a shape with an axis added."""
+    xs = [x, x * y]
+    s = sum([*xs, y, *xs])
+    u = (*t, x, *t)
+    a = np.arange(1.0, 4.0) * x
+    column = np.reshape(a, (*a.shape, 1))
+    return s * u[-1] + u[2] * u[0] + np.sum(column * column.T) * y
+
+
+def test_star_expressions_in_list_and_tuple_displays():
+    """`[*xs, y]` is `list(xs) + [y]`, `(*t, x)` is `tuple(t) + (x,)`: a tuple's length stays static, so
+    `(*a.shape, 1)` is a shape; gradients reach every starred element (it was a rejection)."""
+    grad_matches_fd(s_star_displays, X, Y, (0.3, -1.1))
+    s = chad.grad(s_star_displays, argnums=2)(X, Y, (0.3, -1.1))
+    assert isinstance(s, tuple) and len(s) == 2
+
+
+def r_starred_target(xs):
+    first, *rest = xs
+    return first * sum(rest)
+
+
+def test_a_starred_target_is_a_clear_error():
+    with pytest.raises(chad.UnsupportedSyntax, match=r"starred assignment") as info:
+        chad.grad(r_starred_target)([X, Y, 1.0])
+    assert_located(str(info.value), r_starred_target, "first, *rest = xs")
