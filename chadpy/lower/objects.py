@@ -42,7 +42,17 @@ def attribute(lw: Lowering, node: gast.Attribute, env: dict, lets: list) -> ir.E
     """`x.attr` of a local value or outside data: a field read, resolved by inference from x's type: an
     array's attribute (`a.T`, `a.shape`) is the NumPy function it is (`array_attribute`), a record's is
     its field or its property."""
-    return ir.Field(lw.atom(node.value, env, lets), ir.Const(node.attr))
+    return ir.Field(lw.atom(node.value, env, lets), ir.Const(mangled(lw, node.attr)))
+
+
+def mangled(lw: Lowering, name: str) -> str:
+    """A private name (`__x`, not `__x__`) written in a class's code, as Python compiles it: `_Cls__x`, for
+    the innermost class the function is defined in (its `__qualname__` says which)."""
+    if not name.startswith("__") or name.endswith("__"):
+        return name
+    parts = lw.parsed.pyfunc.__qualname__.split(".")
+    classes = [p for p, after in zip(parts, parts[1:]) if p != "<locals>" and after != "<locals>"]
+    return f"_{classes[-1].lstrip('_')}{name}" if classes else name
 
 
 def array_attribute(e: ir.Field, base: VType) -> ir.Prim | None:
@@ -61,7 +71,7 @@ def method(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     receiver = lw.atom(node.func.value, env, lets)
     args = [lw.argument(a, env, lets) for a in node.args]
     keywords = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords}
-    return ir.MethodCall(receiver, node.func.attr, args, keywords)
+    return ir.MethodCall(receiver, mangled(lw, node.func.attr), args, keywords)
 
 
 def _is_super(node: gast.expr) -> bool:
@@ -103,7 +113,7 @@ def set_attribute(lw: Lowering, target: gast.Attribute, value: ir.Atom, env: dic
             target,
         )
     obj = lw.read(name, env, target.value, lets)
-    update = ir.Prim(SET_FIELD, [obj, ir.Const(target.attr), value], inplace=True)
+    update = ir.Prim(SET_FIELD, [obj, ir.Const(mangled(lw, target.attr)), value], inplace=True)
     lets.append(ir.Let(lw.bind(name, env), update, lw.loc))
 
 

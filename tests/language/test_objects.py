@@ -486,3 +486,39 @@ def test_attributes_named_like_an_arrays_are_the_objects_own():
     assert_grad_matches_fd(transposed_inside, (A, s), argnums=0)
     gs = chad.grad(transposed_inside, argnums=1)(A, s)
     assert gs.T == np.sum(A) and gs.rate == 0.0
+
+
+class Spring:
+    """Private names: Python compiles `self.__k` in a class's code as `self._Spring__k`."""
+
+    def __init__(self, k):
+        self.__k = k
+
+    def __energy(self, x):
+        return 0.5 * self.__k * x * x
+
+    def total(self, x):
+        return self.__energy(x) + self.__k * x
+
+    @property
+    def stiffness(self):
+        return self.__k
+
+
+def spring_use(x, s):
+    return s.total(x) * s.stiffness
+
+
+def spring_made(k):
+    return Spring(k).total(2.0)
+
+
+def test_private_names_are_mangled_as_python_does():
+    """`self.__energy(x)`, `self.__k` in Spring's methods are `_Spring__energy`, `_Spring__k` (they were
+    not found). With t = k x^2 / 2 + k x: d/dx t = k x + k; d/dx (t k) = (k x + k) k; d/dk (t k) =
+    (x^2 / 2 + x) k + t; and d/dk of Spring(k).total(2) = 2 + 2."""
+    s = Spring(3.0)
+    assert chad.grad(s.total)(2.0) == 9.0
+    gx, gs = chad.grad(spring_use, argnums=(0, 1))(2.0, s)
+    assert gx == 27.0 and gs._Spring__k == 4.0 * 3.0 + 12.0
+    assert chad.grad(spring_made)(3.0) == 4.0
