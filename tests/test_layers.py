@@ -86,14 +86,10 @@ STAGES = {
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run
     "api": ["", "conversions", "plans", "transforms"],
-    "__init__": [""],  # the package itself: the public names
+    "": [""],  # the package itself (`__init__`): the public names
     "__main__": [""],  # the command line
 }
-ORDER = [
-    (stage if stage != "__init__" else "") + (f".{m}" if m and stage != "__init__" else "")
-    for stage, modules in STAGES.items()
-    for m in modules
-]
+ORDER = [".".join(part for part in (stage, m) if part) for stage, modules in STAGES.items() for m in modules]
 PACKAGE = pathlib.Path(chadpy.__file__).parent
 
 

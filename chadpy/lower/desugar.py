@@ -424,6 +424,8 @@ def starred_display(lw: Lowering, node: gast.List | gast.Tuple, env: dict, lets:
     make, convert = (
         (ir.MakeList, PRIMITIVES[list]) if isinstance(node, gast.List) else (ir.MakeTuple, PRIMITIVES[tuple])
     )
+    if len(node.elts) == 1:  # `(*xs,)`: the conversion itself
+        return ir.Prim(convert, [lw.atom(node.elts[0].value, env, lets)])
     pieces: list[ir.Atom] = []
     run: list[ir.Atom] = []
     for elt in node.elts:
@@ -439,7 +441,7 @@ def starred_display(lw: Lowering, node: gast.List | gast.Tuple, env: dict, lets:
     joined = pieces[0]
     for piece in pieces[1:-1]:
         joined = lw.let(ir.Prim(OPERATORS["+"], [joined, piece]), lets, "joined")
-    return ir.Prim(OPERATORS["+"], [joined, pieces[-1]]) if len(pieces) > 1 else ir.Prim(convert, [joined])
+    return ir.Prim(OPERATORS["+"], [joined, pieces[-1]])  # two pieces at least: a starred one and another
 
 
 def sub_block(lw: Lowering, node: gast.expr, env: dict) -> ir.Block:

@@ -408,9 +408,10 @@ def s_star_displays(x, y, t):
     xs = [x, x * y]
     s = sum([*xs, y, *xs])
     u = (*t, x, *t)
+    w = [*u]
     a = np.arange(1.0, 4.0) * x
     column = np.reshape(a, (*a.shape, 1))
-    return s * u[-1] + u[2] * u[0] + np.sum(column * column.T) * y
+    return s * u[-1] + u[2] * w[0] + np.sum(column * column.T) * y + w[1] * y
 
 
 def test_star_expressions_in_list_and_tuple_displays():
