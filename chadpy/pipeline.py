@@ -36,7 +36,7 @@ from .lower.lowerer import Lowerer
 from .optimise import simplify
 from .read.fence import fence
 from .read.source import ParsedFunction, Watch, parse_function
-from .rewrite import assignments, blocks, copies, views
+from .rewrite import as_written, assignments, blocks, copies, views
 from .runtime.cost import collector_paused
 from .target.statements import Def
 
@@ -76,6 +76,11 @@ def read(f: FrontEndFunction) -> None:
     f.parsed = parse_function(f.fn)
 
 
+def run_as_written(f: FrontEndFunction) -> None:
+    """Statements chadpy does not differentiate (`raise`, `try`, `global`, ...) become calls of themselves."""
+    as_written.as_written(f.parsed)
+
+
 def fence_(f: FrontEndFunction) -> None:
     """Reject the constructs outside the language before any other work, naming the line."""
     fence(f.parsed)
@@ -113,6 +118,7 @@ def verify_(f: FrontEndFunction) -> None:
 
 FRONT_END = (
     Pass("read", read, "source"),
+    Pass("as_written", run_as_written, "source"),
     Pass("fence", fence_, "source"),
     Pass("with_blocks", with_blocks, "source"),
     Pass("element_assignments", element_assignments, "source"),
@@ -136,8 +142,17 @@ def front_end(fn: types.FunctionType, watch: Watch, until: str | None = None) ->
 def lower_code(code: object, watch: Watch) -> ir.Function:
     """The core IR of a user function, or of a class's constructor (its `__init__`, lowered as is)."""
     if isinstance(code, Constructor):
-        return objects.constructor_function(code, Lowerer, watch)
+        return objects.constructor_function(code, Lowerer, watch, _read_source)
     return front_end(code, watch).lowered
+
+
+def _read_source(fn: types.FunctionType, watch: Watch) -> ParsedFunction:
+    """`fn`'s tree after the passes on the source (a constructor's `__init__`, lowered with `self` made)."""
+    f = FrontEndFunction(fn, watch)
+    for p in FRONT_END:
+        if p.makes == "source":
+            p.run(f)
+    return f.parsed
 
 
 # ---------------------------------------------------------------- the whole program

@@ -55,7 +55,7 @@ STAGES = {
         "",
     ],
     "read": ["", "scope", "source", "fence"],  # reading and checking the source
-    "rewrite": ["", "blocks", "assignments", "copies", "views"],  # gast -> gast
+    "rewrite": ["", "blocks", "as_written", "assignments", "copies", "views"],  # gast -> gast
     # gast -> core IR: the rules below the protocol they call back through, the dispatcher last
     "lower": [
         "",
@@ -64,6 +64,7 @@ STAGES = {
         "closures",
         "control",
         "resolve",
+        "as_written",
         "desugar",
         "objects",
         "updates",

@@ -46,7 +46,17 @@ def _printed(after):
 
 def test_the_passes_are_listed_once_each_in_the_order_they_run():
     assert len(set(NAMES)) == len(NAMES)
-    front = ["read", "fence", "with_blocks", "element_assignments", "follow_copies", "follow_views", "lower", "verify"]
+    front = [
+        "read",
+        "as_written",
+        "fence",
+        "with_blocks",
+        "element_assignments",
+        "follow_copies",
+        "follow_views",
+        "lower",
+        "verify",
+    ]
     assert NAMES[: len(FRONT_END)] == front
     assert NAMES.index("infer") < NAMES.index("chad") < NAMES.index("fuse") < NAMES.index("lift")
     assert NAMES[-1] == "codegen"
@@ -108,7 +118,7 @@ def test_after_the_last_pass_is_the_derivative():
 
 
 def test_an_unknown_pass_is_a_clear_error():
-    with pytest.raises(chad.ChadError, match="unknown pass 'fusion'; the passes are read, fence"):
+    with pytest.raises(chad.ChadError, match="unknown pass 'fusion'; the passes are read, as_written, fence"):
         chad.source(program, 0.7, 3, after="fusion")
 
 

@@ -11,7 +11,7 @@ from ..ir import nodes as ir
 from ..ir.records import is_namedtuple, new_record
 from ..ir.types import SLICE, Arr, Dct, Fn, Lst, Rec, Tup, is_number
 from ..rules.registry import ZERO, resolve
-from ..runtime.array_cotangents import index_ct
+from ..runtime.array_cotangents import index_ct, unpacked_ct
 from ..runtime.closures import Closure
 from ..runtime.cotangents import tuple_part
 from ..runtime.environments import dense_one_hot
@@ -64,7 +64,10 @@ def primal_expr(c: Rules, e: ir.Expr) -> Expr:
 
 
 def variable(c: Rules, e: ir.Atom, target: str | tuple[str, ...]) -> Rule:
-    """D[x : t] := <x, λd. one_x d>  and  D[r] := <r, λd. return <>> (a constant takes nothing)."""
+    """D[x : t] := <x, λd. one_x d>  and  D[r] := <r, λd. return <>> (a constant takes nothing).
+    An array unpacked into names (`m, b = theta`) takes its rows' cotangents as one scatter."""
+    if isinstance(target, tuple) and isinstance(c.type_of(e), Arr):
+        return "an array unpacked: its rows' cotangents", c.var(e, call(unpacked_ct, Name(c.d), c.primal(e))), []
     return "a copy: d into the variable's slot", c.var(e, Name(c.d)), []
 
 

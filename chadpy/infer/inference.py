@@ -231,7 +231,7 @@ class _Infer:
             if len(t.items) != len(target):
                 raise ChadTypeError(f"cannot unpack a tuple of {len(t.items)} into {len(target)} names")
             items = t.items
-        elif is_active(t) and not isinstance(t, (Lst, Dct)) or isinstance(t, Fn):
+        elif is_active(t) and not isinstance(t, (Lst, Dct, Arr)) or isinstance(t, Fn):
             raise ChadTypeError(f"cannot unpack {describe(t)} that carries derivatives; index it instead")
         else:  # a list's elements, a dict's keys, an array's rows, a str's characters, data
             item = t.key if isinstance(t, Dct) else BOTTOM if t is BOTTOM else item_join(t)
@@ -253,6 +253,9 @@ class _Infer:
             receiver = self.atom(e.receiver)
             if receiver is BOTTOM or receiver == NONE and not self.strict:
                 return BOTTOM  # not known yet (None: perhaps only so far, an optional value)
+            if receiver in (OBJECT, STR):  # data chadpy does not look into: its method runs as it is
+                self.spec.methods[id(e)] = data_call = objects.data_method(e, receiver)
+                return self.prim(data_call)
             return self.resolved(e, objects.call_of_method(e, receiver))
         if isinstance(e, ir.MakeRecord):
             values = tuple(self.atom(a) for a in e.values)

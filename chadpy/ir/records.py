@@ -66,6 +66,9 @@ def is_record_class(cls: type) -> bool:
         return False
     if cls.__init__ is not object.__init__ and not inspect.isfunction(cls.__init__):
         return False  # made by C code (an extension type)
+    call = next((k.__dict__["__call__"] for k in cls.__mro__ if "__call__" in k.__dict__), None)
+    if call is not None and not inspect.isfunction(call):
+        return False  # called by C code: a compiled function (Cython's), not an object of Python code
     module = sys.modules.get(cls.__module__)
     path = getattr(module, "__file__", None)
     return path is None or not path.startswith(_LIBRARY_ROOTS)

@@ -17,9 +17,10 @@ import gast
 from ..ir import nodes as ir
 from ..ir.records import constructible, is_record
 from ..read import scope
+from ..rewrite.as_written import AsWritten
 from ..rules.registry import METHODS, lookup
 from ..rules.sequences import OVER_SEQUENCE
-from . import closures, desugar, objects, resolve, updates
+from . import as_written, closures, desugar, objects, resolve, updates
 from .context import Lowering
 
 
@@ -40,6 +41,8 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     if lw.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
         return apply(lw, lw.argument(func, env, lets), node, env, lets)
     path, fn = lw.resolver.callee(func, env)
+    if isinstance(fn, AsWritten):  # a statement run as written
+        return as_written.call(lw, fn, node, env, lets)
     if isinstance(fn, functools.partial):
         node, fn = resolve.partial_call(lw, fn, path, node, env)
     loop = desugar.loop_call(lw, fn, path, node, env, lets)

@@ -21,17 +21,19 @@ from __future__ import annotations
 
 import inspect
 import types
+from collections.abc import Callable
 
 import gast
 
 from ..errors import ChadTypeError, Loc, UnsupportedSyntax
 from ..ir import nodes as ir
 from ..ir.records import Constructor
-from ..ir.types import Class, Rec, Tup, VType, describe, of_value
+from ..ir.types import OBJECT, STR, Class, Rec, Tup, VType, describe, of_value
 from ..read import scope
-from ..read.source import parse_function
+from ..rules.kinds import fixed
 from ..rules.records import SET_FIELD
-from ..rules.registry import ATTRIBUTES, PRIMITIVES
+from ..rules.registry import ATTRIBUTES, PRIMITIVES, Primitive
+from ..target.expressions import Attr, CallX
 from .context import Lowering
 from .resolve import user_call, with_defaults
 
@@ -122,10 +124,12 @@ def construct(lw: Lowering, cls: type, path: str, node: gast.Call, env: dict, le
     return user_call(lw, Constructor(cls), path, node, env, lets)  # equal per class: one lowering, one spec
 
 
-def constructor_function(code: Constructor, lowerer: type[Lowering], watch: object) -> ir.Function:
+def constructor_function(
+    code: Constructor, lowerer: type[Lowering], watch: object, read: Callable[[types.FunctionType, object], object]
+) -> ir.Function:
     """The IR of a constructor: a generated one makes the record of its fields; a written
-    `__init__` is lowered with its first parameter bound to a new empty record, which every
-    way out of it returns."""
+    `__init__` (its tree after the passes on the source, `read`) is lowered with its first parameter bound
+    to a new empty record, which every way out of it returns."""
     cls = code.cls
     loc = Loc("<chadpy constructor>", 0, cls.__name__, "")
     if code.generated:
@@ -137,7 +141,7 @@ def constructor_function(code: Constructor, lowerer: type[Lowering], watch: obje
     init = cls.__init__
     if not isinstance(init, types.FunctionType):
         raise UnsupportedSyntax(f"the class `{cls.__name__}` has no `__init__` chadpy can read", loc)
-    return lowerer(parse_function(init), watch, constructing=cls).function()
+    return lowerer(read(init, watch), watch, constructing=cls).function()
 
 
 # ---------------------------------------------------------------- inference: what a method call is
@@ -164,6 +168,22 @@ def call_of_method(e: ir.MethodCall, receiver: VType) -> ir.Call:
     if not isinstance(attr, types.FunctionType):
         raise ChadTypeError(f"`{receiver.cls.__name__}.{e.name}` is not a method chadpy can read")
     return _bind(attr, [e.receiver, *e.args], e.keywords)
+
+
+def data_method(e: ir.MethodCall, receiver: VType) -> ir.Prim:
+    """`x.m(args)` of a value chadpy does not look into (a str, what a library call returned): run as it is.
+    Its result is data; a derivative flowing into it is an error, except into a str's method (a str
+    carries none out: `"{}".format(x)`)."""
+    n, names = len(e.args), list(e.keywords)
+    prim = Primitive(
+        f".{e.name}",
+        lambda x, *a: CallX(Attr(x, e.name), list(a[:n]), dict(zip(names, a[n:]))),
+        nargs=(1, None),
+        kind=fixed(OBJECT),
+        data_only=receiver != STR,
+        aliases="unknown",
+    )
+    return ir.Prim(prim, [e.receiver, *e.args, *e.keywords.values()])
 
 
 def property_call(e: ir.Field, receiver: VType) -> ir.Call | None:
@@ -194,8 +214,12 @@ def field_type(e: ir.Field, base: VType) -> VType:
         return base.items[base.position(name)]
     if isinstance(base, (Rec, Class)):  # a class attribute
         value = inspect.getattr_static(base.cls, name, _MISSING)
-    else:  # an attribute of outside data: as it is now (it is read again when the derivative runs)
-        value = getattr(e.base.value, name, _MISSING) if isinstance(e.base, ir.Ref) else _MISSING
+    elif isinstance(e.base, ir.Ref):  # an attribute of outside data: as it is now (read again when the derivative runs)
+        value = getattr(e.base.value, name, _MISSING)
+        if value is _MISSING:
+            return OBJECT  # not there yet (set by a statement run as written?): read when the derivative runs
+    else:  # an attribute of data chadpy does not look into (what a library call returned): data
+        return OBJECT
     if value is _MISSING or isinstance(value, (types.FunctionType, property, staticmethod, classmethod)):
         raise ChadTypeError(f"{describe(base)} has no attribute `{name}` chadpy can read")
     return of_value(value, False)

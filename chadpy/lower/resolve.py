@@ -24,8 +24,8 @@ from ..rules.kinds import fixed
 from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
 from ..rules.scalar import BINARY_FOLDS
 from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN, MERGED_KEYWORDS
-from ..runtime.scalar import check
-from ..target.expressions import CallX, Obj
+from ..runtime.scalar import check, spread_call
+from ..target.expressions import CallX, Obj, call
 from .context import Lowering
 
 # Builtins that read the calling frame: never run as data (they could see values a derivative flows through).
@@ -259,7 +259,8 @@ def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, l
     its result is data. An error if a derivative flows into it (never a silent zero)."""
     if any(fn is reader for reader in FRAME_READERS):
         raise lw.error(UnknownFunction, f"`{path}` reads the function's own variables; not supported", node)
-    no_spread(lw, path, node)
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return _spread_data_call(lw, fn, path, node, env, lets)
     args = [lw.atom(a, env, lets) for a in node.args]
     names = [k.arg for k in node.keywords]
     args += [lw.atom(k.value, env, lets) for k in node.keywords]
@@ -274,6 +275,26 @@ def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, l
         fn=fn,
     )
     return ir.Prim(prim, args)
+
+
+def _spread_data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
+    """`np.random.rand(*x.shape)`, `f(*args, **options)` of a function run as it is: the positional
+    arguments made one tuple and the keywords one dict, spread when it runs."""
+    positional = lw.atom(gast.Tuple(node.args, gast.Load()), env, lets)
+    named = [k for k in node.keywords if k.arg is not None]
+    dicts = [lw.atom(gast.Dict([gast.Constant(k.arg, None) for k in named], [k.value for k in named]), env, lets)]
+    dicts += [lw.atom(k.value, env, lets) for k in node.keywords if k.arg is None]
+    keywords = lw.let(ir.Prim(MERGED_KEYWORDS, dicts), lets, "keywords") if len(dicts) > 1 else dicts[0]
+    prim = Primitive(
+        path,
+        lambda a, kw: call(spread_call, Obj(fn, path), a, kw),
+        nargs=(2, 2),
+        kind=fixed(OBJECT),
+        data_only=True,
+        aliases="unknown",
+        fn=fn,
+    )
+    return ir.Prim(prim, [positional, keywords])
 
 
 def with_defaults(prim: Primitive, args: list[ir.Atom]) -> ir.Prim:

@@ -97,21 +97,10 @@ _CHECKED = (
 _PLAIN = frozenset(kind for kind in _ALLOWED if kind not in _CHECKED)
 
 # What to call a rejected construct, and a hint where there is one.
-_REJECTED = {
-    gast.Global: "`global` declarations are not supported: a differentiated function must not rebind module state",
-    gast.Nonlocal: (
-        "`nonlocal` declarations are not supported: a nested function may read the enclosing function's "
-        "variables, not rebind them; return the new value instead"
-    ),
-    gast.Try: "`try` statements are not supported",
+_REJECTED = {  # (`raise`, `try`, `global`, `import`, `del`, `class` run as written: `rewrite/as_written.py`)
     gast.AsyncWith: "`async with` is not supported",
     gast.AsyncFor: "`async for` is not supported",
     gast.AsyncFunctionDef: "`async def` is not supported",
-    gast.ClassDef: "`class` definitions are not supported",
-    gast.Delete: "`del` is not supported",
-    gast.Raise: "`raise` is not supported",
-    gast.Import: "`import` inside a differentiated function is not supported; import at module level",
-    gast.ImportFrom: "`import` inside a differentiated function is not supported; import at module level",
     gast.Yield: "`yield` (generators) is not supported",
     gast.YieldFrom: "`yield from` (generators) is not supported",
     gast.Await: "`await` is not supported",

@@ -256,7 +256,7 @@ def _live_before(s: gast.stmt, live: set[str], jumps: Jumps | None) -> set[str]:
     return live | read_target | set().union(*(uses(e) for e in _own_exprs(s)))  # `x += e`, a call, an assert
 
 
-def _own_parts(node: gast.stmt) -> list[gast.AST]:
+def own_parts(node: gast.stmt) -> list[gast.AST]:
     """A statement's own parts: all but its nested blocks (and a `def`'s body, its own scope)."""
     own = [v for f, v in gast.iter_fields(node) if f not in ("body", "orelse")]
     return [x for v in own for x in (v if isinstance(v, list) else [v]) if isinstance(x, gast.AST)]
@@ -275,7 +275,7 @@ def assigned_later(body: list[gast.stmt]) -> dict[int, set[str]]:
             rests.append(rests[-1] | assigned([s], comprehensions=True))
         for s, rest in zip(stmts, reversed(rests)):
             around = rest | assigned([s], comprehensions=True)
-            for node in scope_walk(_own_parts(s)):
+            for node in scope_walk(own_parts(s)):
                 out[id(node)] = around
             if isinstance(s, gast.FunctionDef):
                 out[id(s)] = rest

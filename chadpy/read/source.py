@@ -68,6 +68,8 @@ class ParsedFunction:
     filename: str
     first_lineno: int
     lines: list[str]
+    # names the front end binds for the function: statements it runs as written, modules it imports
+    outside: dict[str, object] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -81,6 +83,8 @@ class ParsedFunction:
     def resolve(self, name: str, watch: Watch) -> object:
         """The object a free name of the function refers to, or `_MISSING`."""
         fn = self.pyfunc
+        if name in self.outside:
+            return self.outside[name]
         if name in fn.__code__.co_freevars:
             cell = fn.__closure__[fn.__code__.co_freevars.index(name)]
             try:

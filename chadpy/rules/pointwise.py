@@ -59,6 +59,13 @@ def _mod(m: Spelling, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
     return [d, -(d * (a // b))]
 
 
+def _pow_base(m: Spelling, d: Expr, a: Expr, b: Expr) -> Expr:
+    """Cotangent of a in a ** b; an exponent below 1 written in the code has a pole at a = 0 (strong zero)."""
+    ct = pow_base(d, a, b, m.pow_base)
+    literal = isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool)
+    return m.strong_zero(d, ct) if literal and 0 != b.value < 1 else ct
+
+
 def _mul(d: Expr, a: Expr, b: Expr) -> list[Expr]:
     """d * b and d * a; for a square `x * x`, all of it in the first part: x + x is 2 * x exactly,
     and one product and one addition fewer (a sum of squares' `r * r`, an RNN's `h * h`)."""
@@ -79,45 +86,45 @@ _GAMMA = Reals(0.3, 4.0)  # gamma on positive reals, away from its poles at 0, -
 ADD = pointwise(np.add, lambda m, d, y, a, b: [d, d])
 SUB = pointwise(np.subtract, lambda m, d, y, a, b: [d, -d])
 MUL = pointwise(np.multiply, lambda m, d, y, a, b: _mul(d, a, b))
-DIV = pointwise(np.divide, lambda m, d, y, a, b: [d / b, -(d * y) / b], (REALS, NONZERO))
+DIV = pointwise(np.divide, lambda m, d, y, a, b: [d / b, -(d * y) / b], (REALS, NONZERO), strong=True)
 NEG = pointwise(np.negative, lambda m, d, y, x: [-d])
 MOD = pointwise(np.remainder, _mod, (REALS, NONZERO))
 POW = pointwise(
     (math.pow, np.power, np.float_power),
-    lambda m, d, y, a, b: [pow_base(d, a, b, m.pow_base), m.pow_exponent(d, y, a)],
+    lambda m, d, y, a, b: [_pow_base(m, d, a, b), m.pow_exponent(d, y, a)],
     POSITIVE,
 )
 ABS = pointwise((math.fabs, np.abs, np.fabs), lambda m, d, y, x: [m.times_sign(d, x)], NONZERO)
 pointwise(np.positive, lambda m, d, y, x: [d])
 pointwise(np.conjugate, lambda m, d, y, x: [d])  # of reals: the identity
 pointwise(np.square, lambda m, d, y, x: [2.0 * d * x])
-pointwise(np.reciprocal, lambda m, d, y, x: [-(d * y * y)], NONZERO)
-pointwise((math.cbrt, np.cbrt), lambda m, d, y, x: [d / (3.0 * y * y)], NONZERO)
-pointwise((math.sqrt, np.sqrt), lambda m, d, y, x: [d / (2.0 * y)], POSITIVE)
+pointwise(np.reciprocal, lambda m, d, y, x: [-(d * y * y)], NONZERO, strong=True)
+pointwise((math.cbrt, np.cbrt), lambda m, d, y, x: [d / (3.0 * y * y)], NONZERO, strong=True)
+pointwise((math.sqrt, np.sqrt), lambda m, d, y, x: [d / (2.0 * y)], POSITIVE, strong=True)
 pointwise((math.radians, np.radians, np.deg2rad), lambda m, d, y, x: [d * _DEGREE])
 pointwise((math.degrees, np.degrees, np.rad2deg), lambda m, d, y, x: [d / _DEGREE])
 # trigonometric and hyperbolic
 pointwise((math.sin, np.sin), lambda m, d, y, x: [d * m.cos(x)])
 pointwise((math.cos, np.cos), lambda m, d, y, x: [-(d * m.sin(x))])
 pointwise((math.tan, np.tan), lambda m, d, y, x: [d * (1.0 + y * y)])
-pointwise((math.asin, np.arcsin), lambda m, d, y, x: [d / m.sqrt(1.0 - x * x)])
-pointwise((math.acos, np.arccos), lambda m, d, y, x: [-d / m.sqrt(1.0 - x * x)])
+pointwise((math.asin, np.arcsin), lambda m, d, y, x: [d / m.sqrt(1.0 - x * x)], strong=True)
+pointwise((math.acos, np.arccos), lambda m, d, y, x: [-d / m.sqrt(1.0 - x * x)], strong=True)
 pointwise((math.atan, np.arctan), lambda m, d, y, x: [d / (1.0 + x * x)])
 pointwise(np.sinc, _sinc, Reals(-1.5, 1.5))
 pointwise((math.sinh, np.sinh), lambda m, d, y, x: [d * m.cosh(x)])
 pointwise((math.cosh, np.cosh), lambda m, d, y, x: [d * m.sinh(x)])
 pointwise((math.tanh, np.tanh), lambda m, d, y, x: [d * (1.0 - y * y)])
 pointwise((math.asinh, np.arcsinh), lambda m, d, y, x: [d / m.sqrt(x * x + 1.0)])
-pointwise((math.acosh, np.arccosh), lambda m, d, y, x: [d / m.sqrt(x * x - 1.0)], _ABOVE_ONE)
-pointwise((math.atanh, np.arctanh), lambda m, d, y, x: [d / (1.0 - x * x)])
+pointwise((math.acosh, np.arccosh), lambda m, d, y, x: [d / m.sqrt(x * x - 1.0)], _ABOVE_ONE, strong=True)
+pointwise((math.atanh, np.arctanh), lambda m, d, y, x: [d / (1.0 - x * x)], strong=True)
 # exponentials and logarithms
 pointwise((math.exp, np.exp), lambda m, d, y, x: [d * y])
 pointwise((math.exp2, np.exp2), lambda m, d, y, x: [d * y * _LN2])
 pointwise((math.expm1, np.expm1), lambda m, d, y, x: [d * (y + 1.0)])
-pointwise((math.log, np.log), _log, (POSITIVE, _BASE))
-pointwise((math.log1p, np.log1p), lambda m, d, y, x: [d / (1.0 + x)])
-pointwise((math.log2, np.log2), lambda m, d, y, x: [d / (x * _LN2)], POSITIVE)
-pointwise((math.log10, np.log10), lambda m, d, y, x: [d / (x * _LN10)], POSITIVE)
+pointwise((math.log, np.log), _log, (POSITIVE, _BASE), strong=True)
+pointwise((math.log1p, np.log1p), lambda m, d, y, x: [d / (1.0 + x)], strong=True)
+pointwise((math.log2, np.log2), lambda m, d, y, x: [d / (x * _LN2)], POSITIVE, strong=True)
+pointwise((math.log10, np.log10), lambda m, d, y, x: [d / (x * _LN10)], POSITIVE, strong=True)
 pointwise(np.logaddexp, lambda m, d, y, a, b: [d * m.exp(a - y), d * m.exp(b - y)], Reals(-3.0, 3.0))
 pointwise(np.logaddexp2, lambda m, d, y, a, b: [d * m.exp2(a - y), d * m.exp2(b - y)], Reals(-3.0, 3.0))
 # special functions
@@ -127,7 +134,10 @@ pointwise(math.gamma, lambda m, d, y, x: [d * y * call(runtime.digamma, x)], _GA
 pointwise(math.lgamma, lambda m, d, y, x: [d * call(runtime.digamma, x)], _GAMMA)
 # several arguments
 pointwise(
-    (math.atan2, np.arctan2), lambda m, d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)], NONZERO
+    (math.atan2, np.arctan2),
+    lambda m, d, y, a, b: [d * b / (a * a + b * b), -(d * a) / (a * a + b * b)],
+    NONZERO,
+    strong=True,
 )
 pointwise(math.hypot, _hypot)
 pointwise(np.hypot, lambda m, d, y, a, b: _hypot(m, d, y, a, b))

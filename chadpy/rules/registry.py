@@ -271,6 +271,7 @@ MATH = Spelling(
     math,
     times_sign=sign_times,
     safe_divisor=lambda x: IfExp(x.compare("==", 0), Lit(1.0), x),
+    strong_zero=lambda d, ct: IfExp(d, ct, Lit(0.0)),
     pow_base=_calls(pointwise_runtime.pow_base_ct),
     pow_exponent=_calls(pointwise_runtime.pow_exponent_ct),
 )
@@ -278,18 +279,25 @@ NP = Spelling(
     np,
     times_sign=lambda d, x: d * call(np.sign, x),
     safe_divisor=_calls(numpy_runtime.safe_divisor),
+    strong_zero=_calls(pointwise_runtime.strong_zero),
     pow_base=_calls(pointwise_runtime.power_base_ct),
     pow_exponent=_calls(pointwise_runtime.power_exponent_ct),
 )
 
 
-def pointwise(fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple[Reals, ...] = REALS) -> Callable:
+def pointwise(
+    fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple[Reals, ...] = REALS, strong: bool = False
+) -> Callable:
     """Register one formula for every flavour of a pointwise function (`fns`, one or a tuple): `math.f`
     on numbers, `np.f` on arrays (broadcasting). `vjp(m, d, y, *xs)` spells what it calls through `m`
     (`MATH` or `NP`); its parameters give the arity (a NumPy flavour takes the required ones). The rule
-    test samples the arguments in `domain` (one `Reals` for all, or one per argument). Returns `vjp`,
-    for the operators and builtins that share it."""
+    test samples the arguments in `domain` (one `Reals` for all, or one per argument). `strong`: a partial
+    can be infinite (a pole: `1 / x`, `sqrt` at 0), and a zero cotangent must still give exactly zero, not
+    0 * inf = NaN (Enzyme's strong zero; `strong_zeros`). Returns the rule, for the operators and
+    builtins that share it."""
     params = list(inspect.signature(vjp).parameters.values())[3:]
+    if strong:
+        vjp = strong_zeros(vjp)
     least = sum(p.default is p.empty and p.kind is not p.VAR_POSITIONAL for p in params)
     most = None if any(p.kind is p.VAR_POSITIONAL for p in params) else len(params)
     for fn in fns if isinstance(fns, tuple) else (fns,):
@@ -301,6 +309,18 @@ def pointwise(fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple
             p.samples = sampled(domain, *sorted({least, most or least + 2}))
         PRIMITIVES[fn] = p
     return vjp
+
+
+def strong_zeros(vjp: Callable[..., list[Expr]]) -> Callable[..., list[Expr]]:
+    """The rule with each argument's cotangent exactly 0 where `d` is: `ct if d else 0.0` on numbers,
+    `strong_zero(d, ct)` on arrays (a sum to find a NaN, then a `where` only if there is one)."""
+
+    def strong(m: Spelling, d: Expr, y: Expr, *xs: Expr) -> list[Expr]:
+        return [
+            ct if ct is None or ct is ZERO or isinstance(ct, Lit) else m.strong_zero(d, ct) for ct in vjp(m, d, y, *xs)
+        ]
+
+    return strong
 
 
 def sampled(domain: Reals | tuple[Reals, ...], *arities: int) -> tuple[tuple[Reals, ...], ...]:

@@ -38,11 +38,13 @@ from .registry import (
     MATH,
     METHODS,
     NONZERO,
+    NP,
     OPERATORS,
     POSITIVE,
     PRIMITIVES,
     REALS,
     Primitive,
+    Spelling,
     function,
     is_default,
     sampled,
@@ -57,16 +59,22 @@ def round_builtin_kind(types: list[VType], consts: list[object]) -> VType:
     return INT if len(types) == 1 or types[1] == NONE else types[0]
 
 
-def _scalar(formula: object) -> object:
-    """A `pointwise.py` formula, spelled for numbers."""
-    return functools.partial(formula, MATH)
+def _scalar(formula: object, spelling: Spelling = MATH) -> object:
+    """A `pointwise.py` formula, spelled for numbers (or for arrays: `NP`)."""
+    return functools.partial(formula, spelling)
 
 
 def _binary(
-    name: str, symbol: str, formula: object, domain: object = REALS, dtype: str | None = None, **more
+    name: str,
+    symbol: str,
+    formula: object,
+    domain: object = REALS,
+    dtype: str | None = None,
+    spelling: Spelling = MATH,
+    **more,
 ) -> Primitive:
     kind = elementwise(symbol, dtype)  # messages show the operator as written
-    vjp, samples = (None, ()) if formula is None else (_scalar(formula), sampled(domain, 2))
+    vjp, samples = (None, ()) if formula is None else (_scalar(formula, spelling), sampled(domain, 2))
     return Primitive(
         name, lambda a, b: BinOp(symbol, a, b), vjp, (2, 2), kind, elementwise=True, samples=samples, **more
     )
@@ -112,7 +120,16 @@ OPERATORS.update(
         "+": _binary("add", "+", ADD, for_sequences=CONCAT, ufunc=np.add),
         "-": _binary("sub", "-", SUB, ufunc=np.subtract),
         "*": _binary("mul", "*", MUL, for_sequences=REPEAT, ufunc=np.multiply),
-        "/": _binary("truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide),
+        "/": _binary(
+            "truediv",
+            "/",
+            DIV,
+            (REALS, NONZERO),
+            dtype="f",
+            ufunc=np.true_divide,
+            # on arrays its strong zero is the arrays' (`strong_zero`), not `ct if d else 0.0`
+            for_arrays=_binary("truediv", "/", DIV, (REALS, NONZERO), dtype="f", spelling=NP, ufunc=np.true_divide),
+        ),
         "**": _binary("pow", "**", POW, POSITIVE, for_arrays=PRIMITIVES[np.power]),
         "%": _binary("mod", "%", MOD, (REALS, NONZERO), ufunc=np.remainder),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),

@@ -387,6 +387,14 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     return s
 
 
+@reads_shape_only(1)
+def unpacked_ct(d: dict, x: np.ndarray) -> Any:
+    """Cotangent of `x` unpacked into names (`m, b = theta`: its rows) from theirs, `{position: cotangent}`."""
+    s = Scatter(x.shape, _dtype_of(x))
+    s.items.extend((k, v) for k, v in d.items() if v is not Zero and v is not None)
+    return s if s.items else Zero
+
+
 @adds_into
 @reads_shape_only(2)
 def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:

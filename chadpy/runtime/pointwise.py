@@ -9,8 +9,8 @@ import numpy as np
 
 
 def pow_base_ct(d: float, a: float, b: float) -> float:
-    """Cotangent of a in a ** b."""
-    return 0.0 if b == 0 else d * b * a ** (b - 1)
+    """Cotangent of a in a ** b (0 for a zero cotangent, also where the partial is infinite)."""
+    return 0.0 if b == 0 or d == 0 else d * b * a ** (b - 1)
 
 
 def pow_exponent_ct(d: float, y: float, a: float) -> float:
@@ -23,7 +23,7 @@ def pow_exponent_ct(d: float, y: float, a: float) -> float:
 def power_base_ct(d: object, a: object, b: object) -> object:
     """Cotangent of a in np.power(a, b) / `a ** b` on arrays (zero where b == 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.equal(b, 0), 0.0, d * b * np.power(a, b - 1.0))
+        return np.where(np.equal(b, 0) | np.equal(d, 0), 0.0, d * b * np.power(a, b - 1.0))
 
 
 def power_exponent_ct(d: object, y: object, a: object) -> object:
@@ -31,6 +31,16 @@ def power_exponent_ct(d: object, y: object, a: object) -> object:
     with np.errstate(divide="ignore", invalid="ignore"):
         safe = np.where(np.greater(a, 0), a, 1.0)
         return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
+
+
+def strong_zero(d: object, ct: object) -> object:
+    """`ct`, exactly 0 where the cotangent `d` is 0 (0 * inf is NaN in `ct` there: a partial at its pole).
+    One sum finds whether `ct` has a NaN at all; only then is it replaced where d is 0."""
+    if type(ct) is np.ndarray and math.isnan(np.add.reduce(ct, axis=None)):
+        return np.where(np.equal(d, 0), 0.0, ct)
+    if type(ct) is not np.ndarray and ct != ct and d == 0:  # a NaN number
+        return 0.0
+    return ct
 
 
 def digamma(x: float) -> float:

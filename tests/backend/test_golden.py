@@ -4,7 +4,7 @@ kept in tests/golden/<case>.py, so that every change to the generated code shows
 Each case's gradient is also checked against finite differences, in every stage, so a golden file
 is known to be right, not only unchanged. After an intended change, regenerate them with
 
-    CHAD_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+    CHAD_UPDATE_GOLDEN=1 python -m pytest tests/backend/test_golden.py
 
 and read the diff.
 """

@@ -12,8 +12,8 @@ def scalar_chad(x, y):
 def scalar_bp(saved, d):
     y, truediv, x = saved  # the values of the forward pass it reads
     # line 16: return z / y
-    dz = d / y
-    dy = -(d * truediv) / y
+    dz = d / y if d else 0.0
+    dy = -(d * truediv) / y if d else 0.0
     # line 15: z = x * y + math.sin(x)
     dx = dz * math.cos(x)
     dx += dz * y

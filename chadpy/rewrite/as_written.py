@@ -1,0 +1,351 @@
+"""Statements that run as Python runs them: what chadpy does not differentiate, where no derivative flows.
+
+`raise`, `try`, `global` and `nonlocal` state, `del`, a `class` statement, an `import` chadpy cannot
+do ahead, and writes into objects the function was given (`self.calls += 1`, `a.b.c = v`,
+`self.cache[k] = v`) are not part of the differentiated language. They are not rejected for their
+syntax: each is compiled, as written, into a Python function of the variables it reads (`AsWritten`),
+and the statement becomes a call of it in the tree, `(y,) = try_at_line_12(x, y)`; a `raise` is
+`return raise_at_line_5(x)` (the call never returns, so the rest of its block is not on its path).
+
+Whether a derivative flows there is decided later, by the types (`lower/as_written.py`): a statement
+that reads no differentiated value, or reads one but assigns no variable and stores into no object,
+runs in the forward pass exactly as in the plain call, side effects included, in the same order; one
+through which a derivative would have to flow is a `ChadError` naming the line and the variable.
+
+`import m` (or `from m import f`) is done now, when the function is read, and binds `m` for the
+function like a module-level import (chadpy then reads `m.sin` as it reads any module's function).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import types
+from dataclasses import dataclass, field
+
+import gast
+
+from ..errors import UnsupportedSyntax
+from ..names import NameSupply
+from ..read import scope
+from ..read.source import ParsedFunction
+from .blocks import gast_name
+
+# Statements that run as written wherever they are: the name their call takes, what they are.
+_KINDS = {
+    gast.Raise: ("raise", "`raise` statement"),
+    gast.Try: ("try", "`try` statement"),
+    gast.Delete: ("del", "`del` statement"),
+    gast.ClassDef: ("class", "`class` statement"),
+    gast.Import: ("import", "`import` statement"),
+    gast.ImportFrom: ("import", "`import` statement"),
+}
+_STORE = ("store", "write into an object the function did not make")
+_DECLARED = ("set", "assignment of a `global` or `nonlocal` variable")
+
+
+class Unbound:
+    """The value of a variable not yet assigned where a statement runs as written (the statement
+    deletes its parameter again, so reading it fails as in Python)."""
+
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+
+UNBOUND = Unbound()
+
+
+@dataclass(eq=False)
+class AsWritten:
+    """A statement compiled as written: `fn(*inputs)` runs it and returns the values of `outputs`
+    after it (a tuple), or the value read (`reads`: a `global` variable read in an expression)."""
+
+    name: str  # the call's name in the tree, `try_at_line_12`
+    what: str  # what the statement is, for messages: "`try` statement"
+    fn: types.FunctionType
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    raises: bool = False  # a `raise`: the call never returns
+    stores: bool = False  # it writes into an object: a derivative going in could come back as data
+    reads: bool = False  # an expression: the call's value is the variable's
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+@dataclass
+class _Scope:
+    """One function of the tree as the pass sees it: its own names and those it declares."""
+
+    node: gast.FunctionDef | gast.Lambda
+    enclosing: frozenset[str]  # the locals of the functions around it in the tree
+    declared: set[str] = field(default_factory=set)  # its `global` and `nonlocal` names
+    introduced: set[str] = field(default_factory=set)  # variables this pass adds to it
+
+    @property
+    def local(self) -> set[str]:
+        return (scope.local_names(self.node) | self.enclosing | self.introduced) - self.declared
+
+
+def as_written(parsed: ParsedFunction) -> None:
+    """Replace each statement chadpy runs as written by the call of its compiled function, in place."""
+    names = NameSupply(scope.all_names(parsed.tree))
+    _function(parsed, _Scope(parsed.tree, frozenset()), names)
+
+
+def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
+    body = scope.function_body(s.node)
+    for node in scope.scope_walk(body, comprehensions=False):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            s.declared.update(node.names)
+    for node in scope.scope_walk(body, comprehensions=False):
+        if isinstance(node, gast.Nonlocal) and set(node.names) & s.enclosing:
+            raise UnsupportedSyntax(
+                "`nonlocal` of a variable of the function being differentiated is not supported: return the new "
+                "value instead",
+                parsed.loc(node),
+            )
+    if isinstance(s.node, gast.FunctionDef):
+        s.node.body = _statements(parsed, s.node.body, s, names) or [gast.copy_location(gast.Pass(), s.node)]
+
+
+def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names: NameSupply) -> list[gast.stmt]:
+    out: list[gast.stmt] = []
+    for stmt in stmts:
+        if isinstance(stmt, (gast.Global, gast.Nonlocal)):
+            continue  # declared for the statements that use the names, below
+        if isinstance(stmt, (gast.Import, gast.ImportFrom)) and _import_now(parsed, stmt, s):
+            continue
+        kind = _KINDS.get(type(stmt)) or _store_kind(stmt, s) or (_declared_kind(stmt, s) if s.declared else None)
+        if kind is _STORE and isinstance(stmt, (gast.Assign, gast.AnnAssign)):
+            # the value is the function's own code; only the store runs as written
+            value = names.fresh("stored")
+            s.introduced.add(value)
+            out.append(gast.copy_location(gast.Assign([gast_name(value, gast.Store)], stmt.value, None), stmt))
+            stmt.value = gast.copy_location(gast_name(value), stmt.value)
+        if kind is not None:
+            out.append(_call_statement(parsed, stmt, kind, s, names))
+            continue
+        if isinstance(stmt, gast.FunctionDef):  # its own scope
+            _function(parsed, _Scope(stmt, frozenset(s.local)), names)
+            out.append(stmt)
+            continue
+        for part in ("body", "orelse"):
+            inner = getattr(stmt, part, None)
+            if isinstance(inner, list) and inner:
+                setattr(stmt, part, _statements(parsed, inner, s, names) or [gast.copy_location(gast.Pass(), stmt)])
+        if s.declared:
+            _read_declared(parsed, stmt, s, names)
+        out.append(stmt)
+    return out
+
+
+def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
+    """A write into an object the function was given or reads from outside: `self.n = v` on a
+    parameter never assigned, `a.b.c = v`, `self.cache[k] = v`, `obj.xs[i] = v`."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+        return None
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    flat = [t for target in targets for t in (target.elts if isinstance(target, gast.Tuple) else [target])]
+    for t in flat:
+        if isinstance(t, gast.Attribute) and not _owned(t.value, s):
+            return _STORE
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Attribute) and not _owned(t.value.value, s):
+            return _STORE
+    return None
+
+
+def _owned(node: gast.expr, s: _Scope) -> bool:
+    """Whether `node` is an object the function itself makes (not an argument, an attribute, outside data):
+    a local variable that is not a parameter, or `self` in `__init__`, or a parameter it assigns again."""
+    if not isinstance(node, gast.Name) or node.id not in s.local:
+        return False
+    params = scope.parameters(s.node)
+    if node.id not in params:
+        return True
+    constructor = isinstance(s.node, gast.FunctionDef) and s.node.name == "__init__" and node.id == params[0]
+    return constructor or node.id in scope.assigned(scope.function_body(s.node), attributes=False)
+
+
+def _declared_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
+    """A simple statement that assigns a `global` or `nonlocal` variable (reading one in an expression is
+    `_read_declared`'s)."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Assert, gast.Delete)):
+        if scope.assigned([stmt], attributes=False) & s.declared:
+            return _DECLARED
+    return None
+
+
+def _read_declared(parsed: ParsedFunction, stmt: gast.stmt, s: _Scope, names: NameSupply) -> None:
+    """Each read of a `global` or `nonlocal` variable in the statement's own expressions is a call that
+    reads it when the statement runs (its value at that moment, as Python reads it)."""
+    parents = [stmt, *(n for part in scope.own_parts(stmt) for n in scope.walk(part))]
+    for node in parents:
+        for field_name, child in gast.iter_fields(node):
+            if field_name in ("body", "orelse") and isinstance(node, gast.stmt):
+                continue
+            values = child if isinstance(child, list) else [child]
+            for k, value in enumerate(values):
+                if isinstance(value, gast.Name) and isinstance(value.ctx, gast.Load) and value.id in s.declared:
+                    read = gast.copy_location(gast.Expr(value), stmt)
+                    written = _call(parsed, read, ("read_" + value.id, ""), s, names, reads=True)
+                    new = gast.copy_location(gast.Call(gast_name(written.name), [], []), value)
+                    if isinstance(child, list):
+                        child[k] = new
+                    else:
+                        setattr(node, field_name, new)
+
+
+def _import_now(parsed: ParsedFunction, stmt: gast.Import | gast.ImportFrom, s: _Scope) -> bool:
+    """Do `import m` now and bind its names for the function (a module-level import does the same);
+    False if it cannot be done now (then it runs as written, and fails where the plain call fails)."""
+    package = parsed.pyfunc.__globals__.get("__package__")
+    bound = {}
+    try:
+        for alias in stmt.names:
+            if isinstance(stmt, gast.Import):
+                module = importlib.import_module(alias.name)
+                if alias.asname is None:
+                    name = alias.name.split(".")[0]
+                    bound[name] = importlib.import_module(name)
+                else:
+                    bound[alias.asname] = module
+            else:
+                if alias.name == "*":
+                    return False
+                module = importlib.import_module("." * stmt.level + (stmt.module or ""), package)
+                bound[alias.asname or alias.name] = getattr(module, alias.name)
+    except Exception:  # noqa: BLE001 (any failure: the statement runs as written and raises it there)
+        return False
+    if set(bound) & scope.assigned(scope.function_body(s.node), attributes=False) - _import_names(s.node):
+        return False  # the name is also assigned: a variable, not a module
+    parsed.outside.update(bound)
+    return True
+
+
+def _import_names(node: gast.FunctionDef | gast.Lambda) -> set[str]:
+    return {
+        (a.asname or a.name.split(".")[0])
+        for n in scope.scope_walk(scope.function_body(node), comprehensions=False)
+        if isinstance(n, (gast.Import, gast.ImportFrom))
+        for a in n.names
+    }
+
+
+def _call_statement(
+    parsed: ParsedFunction, stmt: gast.stmt, kind: tuple[str, str], s: _Scope, names: NameSupply
+) -> gast.stmt:
+    """The statement as a call of its compiled function: `(outputs...) = f(inputs...)`, `f(inputs...)`
+    (nothing assigned), `return f(inputs...)` (a `raise`)."""
+    if scope.returns([stmt]) or _jumps_out(stmt):
+        raise UnsupportedSyntax(
+            f"`return`, `break` or `continue` inside a {kind[1]} is not supported yet (chadpy runs the statement as "
+            "written, and it would leave only the statement): set a variable and leave after it",
+            parsed.loc(stmt),
+        )
+    written = _call(parsed, stmt, kind, s, names)
+    call = gast.Call(gast_name(written.name), [gast_name(n) for n in written.inputs], [])
+    if written.raises:
+        new: gast.stmt = gast.Return(call)
+    elif written.outputs:
+        target = gast.Tuple([gast_name(n, gast.Store) for n in written.outputs], gast.Store())
+        new = gast.Assign([target], call, None)
+    else:
+        new = gast.Expr(call)
+    for n in scope.walk(new):
+        if isinstance(n, (gast.expr, gast.stmt)):
+            gast.copy_location(n, stmt)
+    return new
+
+
+def _jumps_out(node: gast.AST) -> bool:
+    """Whether a `break` or `continue` in the statement leaves it (one not inside a loop of its own)."""
+    if isinstance(node, (gast.Break, gast.Continue)):
+        return True
+    if isinstance(node, (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.expr)):
+        return isinstance(node, (gast.For, gast.While)) and any(_jumps_out(n) for n in node.orelse)
+    return any(_jumps_out(n) for n in scope.children(node))
+
+
+def _call(
+    parsed: ParsedFunction, stmt: gast.stmt, kind: tuple[str, str], s: _Scope, names: NameSupply, reads: bool = False
+) -> AsWritten:
+    """Compile `stmt` into the function that runs it, and register it under a fresh name."""
+    hint, what = kind
+    local = s.local
+    if isinstance(stmt, gast.ClassDef):
+        stored = {stmt.name}
+        local.add(stmt.name)
+    else:
+        stored = scope.assigned([stmt], attributes=False) if not reads else set()
+    deleted = {n.id for n in scope.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
+    outputs = tuple(sorted(stored & local))
+    inputs = tuple(sorted((scope.read([stmt]) | stored | deleted) & local))
+    name = names.fresh(f"{hint}_at_line_{parsed.loc(stmt).lineno}")
+    fn = _compile(parsed, stmt, inputs, outputs, s.declared, reads)
+    stores = any(
+        isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store) for n in scope.walk(stmt)
+    )
+    stores |= kind is _DECLARED  # a `global` variable read back later would be data
+    written = AsWritten(name, what, fn, inputs, outputs, isinstance(stmt, gast.Raise), stores, reads)
+    parsed.outside[name] = written
+    return written
+
+
+def _compile(
+    parsed: ParsedFunction,
+    stmt: gast.stmt,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+    declared: set[str],
+    reads: bool,
+) -> types.FunctionType:
+    """`def f(inputs): <declarations>; <unbound inputs deleted>; stmt; return outputs`, compiled in the
+    function's module with its closure cells, at the statement's own lines (a traceback shows the user's)."""
+    user = parsed.pyfunc
+    freevars = user.__code__.co_freevars
+    nonlocals = sorted(declared & set(freevars))
+    globals_ = sorted(declared - set(freevars))
+    body: list[ast.stmt] = []
+    if globals_:
+        body.append(ast.Global(globals_))
+    if nonlocals:
+        body.append(ast.Nonlocal(nonlocals))
+    unbound = ast.Name("_chadpy_unbound", ast.Load())
+    for n in inputs:  # a variable not assigned yet is not assigned in the statement either
+        is_unbound = ast.Compare(ast.Name(n, ast.Load()), [ast.Is()], [unbound])
+        body.append(ast.If(is_unbound, [ast.Delete([ast.Name(n, ast.Del())])], []))
+    statement = gast.gast_to_ast(stmt)
+    if reads:  # `name` as an expression: its value
+        body.append(ast.Return(statement.value))
+    else:
+        body.append(statement)
+    if outputs:  # what the statement left in each (a variable it deleted or never assigned: unbound)
+        values = ast.Call(ast.Name("locals", ast.Load()), [], [])
+        get = ast.Attribute(ast.Name("_values", ast.Load()), "get", ast.Load())
+        got = [ast.Call(get, [ast.Constant(n), unbound], []) for n in outputs]
+        body += [ast.Assign([ast.Name("_values", ast.Store())], values), ast.Return(ast.Tuple(got, ast.Load()))]
+    line = parsed.first_lineno + getattr(stmt, "lineno", 1) - 1
+    for node in ast.walk(statement):  # the user's lines, not the function's own
+        if hasattr(node, "lineno"):
+            end = getattr(node, "end_lineno", None) or node.lineno
+            node.lineno += parsed.first_lineno - 1
+            node.end_lineno = end + parsed.first_lineno - 1
+    inner = ast.FunctionDef(
+        user.__name__, ast.arguments([], [ast.arg(n) for n in inputs], None, [], [], None, []), body, [], None
+    )
+    cells = [ast.Assign([ast.Name(v, ast.Store())], ast.Constant(None)) for v in ("_chadpy_unbound", *freevars)]
+    outer = ast.FunctionDef("_outer", ast.arguments([], [], None, [], [], None, []), [*cells, inner], [], None)
+    for node in (outer, inner):
+        node.lineno = node.end_lineno = line
+        node.col_offset = node.end_col_offset = 0
+    module = ast.Module([outer], [])
+    ast.fix_missing_locations(module)
+    code = compile(module, parsed.filename, "exec")
+    outer_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    inner_code = next(c for c in outer_code.co_consts if isinstance(c, types.CodeType))
+    cells_by_name = dict(zip(freevars, user.__closure__ or ()))
+    closure = tuple(
+        types.CellType(UNBOUND) if v == "_chadpy_unbound" else cells_by_name[v] for v in inner_code.co_freevars
+    )
+    return types.FunctionType(inner_code, user.__globals__, user.__name__, None, closure)
