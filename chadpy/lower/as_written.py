@@ -22,7 +22,7 @@ from .context import Lowering
 
 def call(lw: Lowering, written: AsWritten, node: gast.Call, env: dict, lets: list) -> ir.Prim:
     """`written(inputs...)`: each input's current value, or unbound where the variable is not assigned yet."""
-    args = [lw.read(n, env, node, lets) if n in env else ir.Const(UNBOUND) for n in written.inputs]
+    args = [lw.read(n, env, node, lets) if n in env else ir.Ref("unbound", UNBOUND) for n in written.inputs]
     atoms = [
         a if isinstance(a, (ir.Var, ir.Const, ir.Ref)) else lw.let(a, lets, n) for a, n in zip(args, written.inputs)
     ]
@@ -40,8 +40,14 @@ def call(lw: Lowering, written: AsWritten, node: gast.Call, env: dict, lets: lis
 def _kind(written: AsWritten, types: list[VType]) -> VType:
     """What the call returns; an error if a derivative would have to flow through the statement."""
     active = [n for n, t in zip(written.inputs, types) if is_active(t)]
-    if active and (written.outputs or written.stores):
-        does = f"assigns `{written.outputs[0]}`" if written.outputs else "stores into an object"
+    if active and (written.outputs or written.stores or written.reads):
+        does = (
+            f"assigns `{written.outputs[0]}`"
+            if written.outputs
+            else "stores into an object"
+            if written.stores
+            else "reads what a statement run as written stored"
+        )
         raise ChadTypeError(
             f"this {written.what} reads `{active[0]}`, which carries a derivative here, and {does}: chadpy runs "
             "a statement it does not differentiate as Python runs it only where no derivative flows through it"

@@ -220,6 +220,9 @@ class Lowerer:
         if isinstance(target, gast.Attribute):
             objects.set_attribute(self, target, value, env, lets)
             return
+        if len(target.elts) == 1:  # `a, = t`: its one element
+            self.assign(target.elts[0], self.let(ir.Index(value, ir.Const(0)), lets, "item"), env, lets)
+            return
         # tuple unpacking: one destructuring let, then nested targets
         names = []
         nested = []

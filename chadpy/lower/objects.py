@@ -186,6 +186,15 @@ def data_method(e: ir.MethodCall, receiver: VType) -> ir.Prim:
     return ir.Prim(prim, [e.receiver, *e.args, *e.keywords.values()])
 
 
+def data_apply(e: ir.Apply) -> ir.Prim:
+    """`f(args)` of a value chadpy does not look into (a class a `class` statement made, a function a
+    library returned): run as it is; its result is data, and a derivative flowing into it an error."""
+    prim = Primitive(
+        "call", lambda f, *a: CallX(f, list(a)), nargs=(1, None), kind=fixed(OBJECT), data_only=True, aliases="unknown"
+    )
+    return ir.Prim(prim, [e.fn, *e.args])
+
+
 def property_call(e: ir.Field, receiver: VType) -> ir.Call | None:
     """The getter call `receiver.name` makes, if it is a property (None: a field)."""
     if not isinstance(receiver, Rec) or receiver.field(e.index.value) is not None:

@@ -81,6 +81,7 @@ class _Scope:
     enclosing: frozenset[str]  # the locals of the functions around it in the tree
     declared: set[str] = field(default_factory=set)  # its `global` and `nonlocal` names
     introduced: set[str] = field(default_factory=set)  # variables this pass adds to it
+    stored_attributes: set[str] | None = None  # attribute names it writes into objects it was given
 
     @property
     def local(self) -> set[str]:
@@ -110,6 +111,14 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
 
 
 def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names: NameSupply) -> list[gast.stmt]:
+    if s.stored_attributes is None:  # attributes the function writes into objects it was given
+        s.stored_attributes = {
+            t.attr
+            for n in scope.scope_walk(stmts, comprehensions=False)
+            if _store_kind(n, s) is _STORE
+            for t in _targets(n)
+            if isinstance(t, gast.Attribute)
+        }
     out: list[gast.stmt] = []
     for stmt in stmts:
         if isinstance(stmt, (gast.Global, gast.Nonlocal)):
@@ -121,7 +130,10 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             # the value is the function's own code; only the store runs as written
             value = names.fresh("stored")
             s.introduced.add(value)
-            out.append(gast.copy_location(gast.Assign([gast_name(value, gast.Store)], stmt.value, None), stmt))
+            hoisted = gast.copy_location(gast.Assign([gast_name(value, gast.Store)], stmt.value, None), stmt)
+            if s.declared or s.stored_attributes:
+                _read_as_written(parsed, hoisted, s, names)
+            out.append(hoisted)
             stmt.value = gast.copy_location(gast_name(value), stmt.value)
         if kind is not None:
             out.append(_call_statement(parsed, stmt, kind, s, names))
@@ -134,8 +146,8 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             inner = getattr(stmt, part, None)
             if isinstance(inner, list) and inner:
                 setattr(stmt, part, _statements(parsed, inner, s, names) or [gast.copy_location(gast.Pass(), stmt)])
-        if s.declared:
-            _read_declared(parsed, stmt, s, names)
+        if s.declared or s.stored_attributes:
+            _read_as_written(parsed, stmt, s, names)
         out.append(stmt)
     return out
 
@@ -145,14 +157,20 @@ def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
     parameter never assigned, `a.b.c = v`, `self.cache[k] = v`, `obj.xs[i] = v`."""
     if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         return None
-    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
-    flat = [t for target in targets for t in (target.elts if isinstance(target, gast.Tuple) else [target])]
-    for t in flat:
+    for t in _targets(stmt):
         if isinstance(t, gast.Attribute) and not _owned(t.value, s):
             return _STORE
         if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Attribute) and not _owned(t.value.value, s):
             return _STORE
     return None
+
+
+def _targets(stmt: gast.AST) -> list[gast.expr]:
+    """An assignment's targets, a tuple's items one by one (none for any other statement)."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+        return []
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target]
+    return [t for target in targets for t in (target.elts if isinstance(target, gast.Tuple) else [target])]
 
 
 def _owned(node: gast.expr, s: _Scope) -> bool:
@@ -176,9 +194,10 @@ def _declared_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
     return None
 
 
-def _read_declared(parsed: ParsedFunction, stmt: gast.stmt, s: _Scope, names: NameSupply) -> None:
-    """Each read of a `global` or `nonlocal` variable in the statement's own expressions is a call that
-    reads it when the statement runs (its value at that moment, as Python reads it)."""
+def _read_as_written(parsed: ParsedFunction, stmt: gast.stmt, s: _Scope, names: NameSupply) -> None:
+    """Each read of a `global` or `nonlocal` variable, or of an attribute the function writes as written
+    (`self.W` after `self.W = ...` on an object it was given), in the statement's own expressions is a
+    call that reads it when the statement runs (its value at that moment, as Python reads it)."""
     parents = [stmt, *(n for part in scope.own_parts(stmt) for n in scope.walk(part))]
     for node in parents:
         for field_name, child in gast.iter_fields(node):
@@ -186,14 +205,25 @@ def _read_declared(parsed: ParsedFunction, stmt: gast.stmt, s: _Scope, names: Na
                 continue
             values = child if isinstance(child, list) else [child]
             for k, value in enumerate(values):
-                if isinstance(value, gast.Name) and isinstance(value.ctx, gast.Load) and value.id in s.declared:
-                    read = gast.copy_location(gast.Expr(value), stmt)
-                    written = _call(parsed, read, ("read_" + value.id, ""), s, names, reads=True)
-                    new = gast.copy_location(gast.Call(gast_name(written.name), [], []), value)
-                    if isinstance(child, list):
-                        child[k] = new
-                    else:
-                        setattr(node, field_name, new)
+                if not isinstance(getattr(value, "ctx", None), gast.Load):
+                    continue
+                if isinstance(value, gast.Name) and value.id in s.declared:
+                    kind = ("read_" + value.id, f"read of the variable `{value.id}`")
+                elif isinstance(value, gast.Attribute) and value.attr in s.stored_attributes:
+                    kind = ("read_" + value.attr, f"read of the attribute `{value.attr}`")
+                else:
+                    continue
+                read = gast.copy_location(gast.Expr(value), stmt)
+                written = _call(parsed, read, kind, s, names, reads=True)
+                args = [gast_name(n) for n in written.inputs]
+                new = gast.copy_location(gast.Call(gast_name(written.name), args, []), value)
+                for n in scope.walk(new):
+                    if isinstance(n, gast.expr):
+                        gast.copy_location(n, value)
+                if isinstance(child, list):
+                    child[k] = new
+                else:
+                    setattr(node, field_name, new)
 
 
 def _import_now(parsed: ParsedFunction, stmt: gast.Import | gast.ImportFrom, s: _Scope) -> bool:

@@ -431,3 +431,14 @@ def test_a_starred_target_is_a_clear_error():
     with pytest.raises(chad.UnsupportedSyntax, match=r"starred assignment") as info:
         chad.grad(r_starred_target)([X, Y, 1.0])
     assert_located(str(info.value), r_starred_target, "first, *rest = xs")
+
+
+def test_a_one_element_tuple_target_takes_the_element():
+    """`a, = t` bound the whole tuple to `a` (a crash in the derivative); it is t's one element."""
+
+    def f(x):
+        t = (x * 2.0,)
+        (a,) = t
+        return a * x
+
+    assert chad.grad(f)(1.5) == 6.0

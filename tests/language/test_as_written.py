@@ -1,0 +1,252 @@
+"""Code through which no derivative flows runs as Python runs it (issue 37): `raise`, `try`, `global` and
+`nonlocal` state, `import`, `del`, a `class` statement, writes into objects the function was given, data
+that library calls return. The derivative's forward pass has the plain call's side effects, in the same
+order; gradients are checked against central differences or closed forms; a statement a derivative would
+have to flow through is a located `ChadTypeError` naming the variable."""
+
+from __future__ import annotations
+
+import math
+import traceback
+
+import numpy as np
+import pytest
+
+import chadpy as chad
+from tests.support.fd import assert_close, assert_grad_matches_fd, central_diff
+from tests.support.located import assert_located
+
+# ---------------------------------------------------------------- raise, assert, messages
+
+
+def checked_square(x):
+    if x < -100.0:
+        raise ValueError(f"x = {x} is too small")
+    return x * x
+
+
+def test_a_raise_in_a_branch_not_taken_runs_as_python():
+    assert chad.grad(checked_square)(3.0) == 6.0
+
+
+def test_a_raise_on_the_path_taken_raises_the_users_exception_at_the_users_line():
+    with pytest.raises(ValueError, match="x = -200.0 is too small") as info:
+        chad.grad(checked_square)(-200.0)
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert frames[-1].filename == __file__ and frames[-1].line.startswith("raise ValueError")
+
+
+def raise_in_a_loop(xs):
+    total = 0.0
+    for x in xs:
+        if x != x:
+            raise ValueError("nan")
+        total = total + x * x
+    return total
+
+
+def test_a_raise_inside_a_loop():
+    assert chad.grad(raise_in_a_loop)([1.0, 2.0]) == [2.0, 4.0]
+    with pytest.raises(ValueError, match="nan"):
+        chad.grad(raise_in_a_loop)([1.0, math.nan])
+
+
+def formatted_assert(x):
+    eps = np.finfo(float).eps
+    assert np.all(x > 0), f"expected positive values, got {x}"
+    return np.sum(np.log(x + eps))
+
+
+def test_library_data_and_str_methods_run_as_they_are():
+    x = np.array([0.5, 2.0])
+    assert_close(chad.grad(formatted_assert)(x), 1.0 / (x + np.finfo(float).eps), where="gradient")
+    with pytest.raises(AssertionError, match=r"expected positive values, got \[-1.  2.\]"):
+        chad.grad(formatted_assert)(np.array([-1.0, 2.0]))
+
+
+def noisy(x):
+    rng = np.random.default_rng(0)
+    np.random.seed(1)
+    noise = rng.normal(size=x.shape) + np.random.rand(*x.shape)
+    return np.sum(x * noise)
+
+
+def test_random_generators_made_inside_run_as_they_are():
+    x = np.ones(3)
+    expected = np.random.default_rng(0).normal(size=3) + np.random.RandomState(1).rand(3)  # seed 1's stream
+    assert_close(chad.grad(noisy)(x), expected, where="gradient")
+
+
+# ---------------------------------------------------------------- state: global, nonlocal, objects
+
+CALLS = 0
+
+
+def counted(x):
+    global CALLS
+    CALLS += 1
+    return math.sin(x) * CALLS
+
+
+def test_a_global_counter_counts_the_derivatives_calls_as_the_plain_calls():
+    global CALLS
+    CALLS = 0
+    g = chad.grad(counted)(0.3)
+    assert CALLS == 1 and g == pytest.approx(math.cos(0.3))  # CALLS read after the increment: 1
+    chad.grad(counted)(0.3)
+    assert CALLS == 2
+
+
+def make_objective():
+    evaluations = 0
+
+    def objective(x):
+        nonlocal evaluations
+        evaluations += 1
+        return np.sum(x**2)
+
+    return objective, lambda: evaluations
+
+
+def test_a_nonlocal_counter_in_an_objective():
+    objective, count = make_objective()
+    assert_close(chad.grad(objective)(np.array([1.0, 2.0])), np.array([2.0, 4.0]), where="gradient")
+    assert count() == 1
+    assert_grad_matches_fd(objective, (np.array([0.3, -0.7]),))
+
+
+class Dense:
+    """A layer that initialises itself on its first call and counts its calls (numpy-ml's style)."""
+
+    def __init__(self, n_out):
+        self.n_out = n_out
+        self.is_initialized = False
+        self.calls = 0
+        self.cache = {}
+
+    def forward(self, X):
+        if not self.is_initialized:
+            self.n_in = X.shape[1]
+            self.W = np.linspace(-1.0, 1.0, self.n_in * self.n_out).reshape(self.n_in, self.n_out)
+            self.is_initialized = True
+        self.calls += 1
+        self.cache["shape"] = X.shape
+        return np.sum(np.tanh(X @ self.W))
+
+
+def test_a_layer_initialised_on_its_first_call_and_its_bookkeeping():
+    layer = Dense(2)
+    X = np.array([[0.1, 0.2, 0.3], [0.4, -0.5, 0.6]])
+    before = X.copy()
+    g = chad.grad(layer.forward)(X)
+    assert layer.is_initialized and layer.n_in == 3 and layer.calls == 1 and layer.cache == {"shape": (2, 3)}
+    np.testing.assert_array_equal(X, before)  # the caller's data unchanged
+    assert_close(g, central_diff(Dense(2).forward, (X,), 0), where="gradient")
+    chad.grad(layer.forward)(X)
+    assert layer.calls == 2
+
+
+def test_an_import_inside_the_function():
+    def f(x):
+        import math as m
+
+        from numpy import tanh
+
+        return m.sin(x) + tanh(x)
+
+    assert chad.grad(f)(0.4) == pytest.approx(math.cos(0.4) + 1.0 - math.tanh(0.4) ** 2)
+
+
+def test_try_del_and_class_statements_no_derivative_flows_through():
+    config = {"scale": 3.0}
+
+    def f(x):
+        class Box:
+            pass
+
+        box = Box()
+        try:
+            scale = config["scale"]
+        except KeyError:
+            scale = 1.0
+        try:
+            offset = config["offset"]
+        except KeyError:
+            offset = 0.5
+        tmp = [box]
+        del tmp
+        return x * scale + offset * x * x
+
+    assert chad.grad(f)(2.0) == pytest.approx(3.0 + 2.0 * 0.5 * 2.0)
+
+
+# ---------------------------------------------------------------- arrays unpacked into names
+
+
+def line_model(theta):
+    m, b, log_f = theta
+    return m * b * np.exp(log_f) + m * m
+
+
+def rows(M):
+    first, second = M
+    return np.sum(first * second) + first[0]
+
+
+@pytest.mark.parametrize(("f", "arg"), [(line_model, np.array([0.7, -1.2, 0.3])), (rows, np.arange(6.0).reshape(2, 3))])
+def test_an_array_unpacked_into_names(f, arg):
+    assert_grad_matches_fd(f, (arg,))
+
+
+# ---------------------------------------------------------------- strong zero
+
+
+def potential(x):
+    m = np.array([1.0, 2.0, 3.0])
+    d2 = (x[:, None] - x[None, :]) ** 2
+    inv_r = np.sqrt(d2)
+    inv_r[inv_r > 0] = 1.0 / inv_r[inv_r > 0]
+    return np.sum(np.triu(-m * m[:, None] * inv_r, 1))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_a_zero_cotangent_at_a_pole_gives_zero_not_nan():
+    x = np.array([0.3, 1.1, 2.5])
+    assert_close(chad.grad(potential)(x), central_diff(potential, (x,), 0), where="gradient")
+    at_zero = np.array([0.0, 1.0, 4.0])
+    pieces = {
+        "sqrt": lambda v: np.sum(np.where(v > 0, np.sqrt(v), 0.0)),
+        "power": lambda v: np.sum(np.where(v > 0, v**0.5, 0.0)),
+        "log": lambda v: np.sum(np.where(v > 0, np.log(v), 0.0)),
+        "divide": lambda v: np.sum(np.where(v > 0, 1.0 / v, 0.0)),
+    }
+    for name, f in pieces.items():
+        g = chad.grad(f)(at_zero)
+        assert g[0] == 0.0, name
+    assert chad.grad(lambda v: 0.0 * math.sqrt(v) + v)(0.0) == 1.0
+
+
+# ---------------------------------------------------------------- where a derivative would flow: refused
+
+
+def try_on_the_path(x):
+    try:
+        y = math.log(x)
+    except ValueError:
+        y = 0.0
+    return y
+
+
+def stores_a_derivative(x):
+    global CALLS
+    CALLS = x
+    return x
+
+
+@pytest.mark.parametrize(
+    ("f", "variable", "line"), [(try_on_the_path, "x", "try:"), (stores_a_derivative, "x", "CALLS = x")]
+)
+def test_a_statement_a_derivative_would_flow_through_is_refused_naming_it(f, variable, line):
+    with pytest.raises(chad.ChadTypeError, match=f"reads `{variable}`, which carries a derivative here") as info:
+        chad.grad(f)(2.0)
+    assert_located(str(info.value), f, line)
