@@ -30,12 +30,11 @@ from ..ir import nodes as ir
 from ..ir.records import Constructor
 from ..ir.types import OBJECT, STR, Class, Rec, Tup, VType, describe, of_value
 from ..read import scope
-from ..rules.kinds import fixed
 from ..rules.records import SET_FIELD
-from ..rules.registry import ATTRIBUTES, PRIMITIVES, Primitive
+from ..rules.registry import ATTRIBUTES, PRIMITIVES
 from ..target.expressions import Attr, CallX
 from .context import Lowering
-from .resolve import user_call, with_defaults
+from .resolve import data_primitive, user_call, with_defaults
 
 # ---------------------------------------------------------------- lowering
 
@@ -175,24 +174,15 @@ def data_method(e: ir.MethodCall, receiver: VType) -> ir.Prim:
     Its result is data; a derivative flowing into it is an error, except into a str's method (a str
     carries none out: `"{}".format(x)`)."""
     n, names = len(e.args), list(e.keywords)
-    prim = Primitive(
-        f".{e.name}",
-        lambda x, *a: CallX(Attr(x, e.name), list(a[:n]), dict(zip(names, a[n:]))),
-        nargs=(1, None),
-        kind=fixed(OBJECT),
-        data_only=receiver != STR,
-        aliases="unknown",
-    )
+    emit = lambda x, *a: CallX(Attr(x, e.name), list(a[:n]), dict(zip(names, a[n:])))  # noqa: E731
+    prim = data_primitive(f".{e.name}", emit, data_only=receiver != STR)
     return ir.Prim(prim, [e.receiver, *e.args, *e.keywords.values()])
 
 
 def data_apply(e: ir.Apply) -> ir.Prim:
     """`f(args)` of a value chadpy does not look into (a class a `class` statement made, a function a
     library returned): run as it is; its result is data, and a derivative flowing into it an error."""
-    prim = Primitive(
-        "call", lambda f, *a: CallX(f, list(a)), nargs=(1, None), kind=fixed(OBJECT), data_only=True, aliases="unknown"
-    )
-    return ir.Prim(prim, [e.fn, *e.args])
+    return ir.Prim(data_primitive("call", lambda f, *a: CallX(f, list(a))), [e.fn, *e.args])
 
 
 def property_call(e: ir.Field, receiver: VType) -> ir.Call | None:

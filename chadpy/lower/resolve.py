@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import types
+from collections.abc import Callable
 
 import gast
 import numpy as np
@@ -25,7 +26,7 @@ from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, Primitive, is_defau
 from ..rules.scalar import BINARY_FOLDS
 from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN, MERGED_KEYWORDS
 from ..runtime.scalar import check, spread_call
-from ..target.expressions import CallX, Obj, call
+from ..target.expressions import CallX, Expr, Obj, call
 from .context import Lowering
 
 # Builtins that read the calling frame: never run as data (they could see values a derivative flows through).
@@ -265,16 +266,14 @@ def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, l
     names = [k.arg for k in node.keywords]
     args += [lw.atom(k.value, env, lets) for k in node.keywords]
     n = len(node.args)
-    prim = Primitive(
-        path,
-        lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:]))),
-        nargs=(0, None),
-        kind=fixed(OBJECT),
-        data_only=True,
-        aliases="unknown",
-        fn=fn,
-    )
-    return ir.Prim(prim, args)
+    emit = lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:])))  # noqa: E731
+    return ir.Prim(data_primitive(path, emit, fn), args)
+
+
+def data_primitive(name: str, emit: Callable[..., Expr], fn: object = None, data_only: bool = True) -> Primitive:
+    """The primitive of a call run as it is (`emit` writes it): its result is data, may be any object, and
+    (`data_only`) a derivative flowing into it is an error, never a silent zero."""
+    return Primitive(name, emit, nargs=(0, None), kind=fixed(OBJECT), data_only=data_only, aliases="unknown", fn=fn)
 
 
 def _spread_data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
@@ -285,15 +284,7 @@ def _spread_data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env:
     dicts = [lw.atom(gast.Dict([gast.Constant(k.arg, None) for k in named], [k.value for k in named]), env, lets)]
     dicts += [lw.atom(k.value, env, lets) for k in node.keywords if k.arg is None]
     keywords = lw.let(ir.Prim(MERGED_KEYWORDS, dicts), lets, "keywords") if len(dicts) > 1 else dicts[0]
-    prim = Primitive(
-        path,
-        lambda a, kw: call(spread_call, Obj(fn, path), a, kw),
-        nargs=(2, 2),
-        kind=fixed(OBJECT),
-        data_only=True,
-        aliases="unknown",
-        fn=fn,
-    )
+    prim = data_primitive(path, lambda a, kw: call(spread_call, Obj(fn, path), a, kw), fn)
     return ir.Prim(prim, [positional, keywords])
 
 

@@ -80,12 +80,18 @@ class _Scope:
     node: gast.FunctionDef | gast.Lambda
     enclosing: frozenset[str]  # the locals of the functions around it in the tree
     declared: set[str] = field(default_factory=set)  # its `global` and `nonlocal` names
-    introduced: set[str] = field(default_factory=set)  # variables this pass adds to it
-    stored_attributes: set[str] | None = None  # attribute names it writes into objects it was given
+    introduced: set[str] = field(default_factory=set)  # variables this pass adds to it (a class's name too)
+    stored_attributes: set[str] = field(default_factory=set)  # attribute names it writes into objects it was given
+    own: frozenset[str] = field(init=False)  # its parameters and the names it assigns, read once
+    reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
+
+    def __post_init__(self) -> None:
+        self.own = frozenset(scope.local_names(self.node))
+        self.reassigned = frozenset(scope.assigned(scope.function_body(self.node), attributes=False))
 
     @property
     def local(self) -> set[str]:
-        return (scope.local_names(self.node) | self.enclosing | self.introduced) - self.declared
+        return (self.own | self.enclosing | self.introduced) - self.declared
 
 
 def as_written(parsed: ParsedFunction) -> None:
@@ -106,19 +112,18 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
                 "value instead",
                 parsed.loc(node),
             )
+    s.stored_attributes = {
+        t.attr
+        for n in scope.scope_walk(body, comprehensions=False)
+        if _store_kind(n, s) is _STORE
+        for t in _targets(n)
+        if isinstance(t, gast.Attribute)
+    }
     if isinstance(s.node, gast.FunctionDef):
         s.node.body = _statements(parsed, s.node.body, s, names) or [gast.copy_location(gast.Pass(), s.node)]
 
 
 def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names: NameSupply) -> list[gast.stmt]:
-    if s.stored_attributes is None:  # attributes the function writes into objects it was given
-        s.stored_attributes = {
-            t.attr
-            for n in scope.scope_walk(stmts, comprehensions=False)
-            if _store_kind(n, s) is _STORE
-            for t in _targets(n)
-            if isinstance(t, gast.Attribute)
-        }
     out: list[gast.stmt] = []
     for stmt in stmts:
         if isinstance(stmt, (gast.Global, gast.Nonlocal)):
@@ -182,12 +187,12 @@ def _owned(node: gast.expr, s: _Scope) -> bool:
     if node.id not in params:
         return True
     constructor = isinstance(s.node, gast.FunctionDef) and s.node.name == "__init__" and node.id == params[0]
-    return constructor or node.id in scope.assigned(scope.function_body(s.node), attributes=False)
+    return constructor or node.id in s.reassigned
 
 
 def _declared_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
     """A simple statement that assigns a `global` or `nonlocal` variable (reading one in an expression is
-    `_read_declared`'s)."""
+    `_read_as_written`'s)."""
     if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Assert, gast.Delete)):
         if scope.assigned([stmt], attributes=False) & s.declared:
             return _DECLARED
@@ -302,13 +307,13 @@ def _call(
 ) -> AsWritten:
     """Compile `stmt` into the function that runs it, and register it under a fresh name."""
     hint, what = kind
-    local = s.local
     if isinstance(stmt, gast.ClassDef):
         stored = {stmt.name}
-        local.add(stmt.name)
+        s.introduced.add(stmt.name)
     else:
         stored = scope.assigned([stmt], attributes=False) if not reads else set()
     deleted = {n.id for n in scope.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
+    local = s.local
     outputs = tuple(sorted(stored & local))
     inputs = tuple(sorted((scope.read([stmt]) | stored | deleted) & local))
     name = names.fresh(f"{hint}_at_line_{parsed.loc(stmt).lineno}")

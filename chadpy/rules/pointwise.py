@@ -30,6 +30,7 @@ from .registry import (
     Reals,
     Spelling,
     function,
+    literal_number,
     numpy_function,
     pointwise,
     pow_base,
@@ -62,8 +63,8 @@ def _mod(m: Spelling, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
 def _pow_base(m: Spelling, d: Expr, a: Expr, b: Expr) -> Expr:
     """Cotangent of a in a ** b; an exponent below 1 written in the code has a pole at a = 0 (strong zero)."""
     ct = pow_base(d, a, b, m.pow_base)
-    literal = isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool)
-    return m.strong_zero(d, ct) if literal and 0 != b.value < 1 else ct
+    k = literal_number(b)
+    return m.strong_zero(d, ct) if k is not None and 0 != k < 1 else ct
 
 
 def _mul(d: Expr, a: Expr, b: Expr) -> list[Expr]:

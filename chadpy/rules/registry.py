@@ -240,11 +240,18 @@ def sign_times(d: Expr, x: Expr) -> Expr:
     return IfExp(x.compare(">", 0), d, IfExp(x.compare("<", 0), -d, Lit(0.0)))
 
 
+def literal_number(e: Expr) -> float | None:
+    """The number an expression is, when it is one written in the code (`x ** 2`'s 2); else None."""
+    if isinstance(e, Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return e.value
+    return None
+
+
 def pow_base(d: Expr, a: Expr, b: Expr, general: Callable[..., Expr]) -> Expr:
     """Cotangent of a in a ** b: inline for a literal exponent (`x ** 2` gives `d * 2 * x`),
     else `general(d, a, b)` (the scalar or the array version)."""
-    if isinstance(b, Lit) and isinstance(b.value, (int, float)) and not isinstance(b.value, bool):
-        k = b.value
+    k = literal_number(b)
+    if k is not None:
         return Lit(0.0) if k == 0 else d if k == 1 else d * k * a if k == 2 else d * k * a ** (k - 1)
     return general(d, a, b)
 

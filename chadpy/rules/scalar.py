@@ -115,21 +115,15 @@ def _unary(name: str, symbol: str, vjp: object) -> Primitive:
     return Primitive(name, emit, vjp, kind=elementwise(symbol), elementwise=True, samples=((REALS,),))
 
 
+_DIVIDE = functools.partial(_binary, "truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide)
+
 OPERATORS.update(
     {
         "+": _binary("add", "+", ADD, for_sequences=CONCAT, ufunc=np.add),
         "-": _binary("sub", "-", SUB, ufunc=np.subtract),
         "*": _binary("mul", "*", MUL, for_sequences=REPEAT, ufunc=np.multiply),
-        "/": _binary(
-            "truediv",
-            "/",
-            DIV,
-            (REALS, NONZERO),
-            dtype="f",
-            ufunc=np.true_divide,
-            # on arrays its strong zero is the arrays' (`strong_zero`), not `ct if d else 0.0`
-            for_arrays=_binary("truediv", "/", DIV, (REALS, NONZERO), dtype="f", spelling=NP, ufunc=np.true_divide),
-        ),
+        # on arrays its strong zero is the arrays' (`strong_zero`), not `ct if d else 0.0`
+        "/": _DIVIDE(for_arrays=_DIVIDE(spelling=NP)),
         "**": _binary("pow", "**", POW, POSITIVE, for_arrays=PRIMITIVES[np.power]),
         "%": _binary("mod", "%", MOD, (REALS, NONZERO), ufunc=np.remainder),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
