@@ -5,6 +5,7 @@
 | `x[k] = v` | `x.__setitem__(k, v)` (a slice `a:b` in k as `slice(a, b)`) |
 | `x[k] op= v` | `x.__setitem__(k, x[k] op v)`, k evaluated once |
 | `x.fill(v)` | `x.__setitem__(..., v)` |
+| `np.add.at(x, k, v)` | `x[k] = added_at(x, k, v)`, then as above (`_adds_at`) |
 
 `x.__setitem__` is then an update like `xs.append` (`updates.py`): it binds x to a new SSA
 name, `ownership` checks that nobody else sees the object, and `runtime/writes.py` makes the write in
@@ -13,17 +14,70 @@ place, logged, at O(1). Like `with`, this runs on the whole tree before lowering
 
 from __future__ import annotations
 
+import functools
+
 import gast
+import numpy as np
 
 from ..names import NameSupply
 from ..read.scope import walk
-from ..read.source import ParsedFunction
+from ..read.source import ParsedFunction, Watch
+from ..runtime import numpy as numpy_runtime
 from .blocks import gast_name, rewrite_blocks
 
 
 def element_assignments(parsed: ParsedFunction) -> None:
     """Rewrite every element assignment of the function (nested functions' too), in place."""
+    _adds_at(parsed)
     rewrite_blocks(parsed, _assigns_elements, lambda stmts, names: [new for s in stmts for new in _rewritten(s, names)])
+
+
+def _adds_at(parsed: ParsedFunction) -> None:
+    """`np.add.at(x, k, v)` on a local x (NumPy's unbuffered `x[k] += v`: a position k names twice gets both
+    values) is the element assignment `x[k] = added_at(x, k, v)` of the values x[k] takes (a position named
+    twice is written twice with its one total), k and v evaluated once. `np.add` is looked up here (a
+    local `np` is not NumPy), `added_at` bound among the function's outside names."""
+
+    def call_of(stmt: gast.stmt) -> gast.Call | None:
+        call = stmt.value if isinstance(stmt, gast.Expr) else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "at"):
+            return None
+        if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name):
+            return None
+        path, node = [], call.func.value
+        while isinstance(node, gast.Attribute):
+            path, node = [node.attr, *path], node.value
+        if not isinstance(node, gast.Name) or node.id in local():
+            return None
+        value = parsed.resolve(node.id, Watch())
+        for attr in path:
+            value = getattr(value, attr, None)
+        return call if value is np.add else None
+
+    def rewritten(stmts: list[gast.stmt], names: NameSupply) -> list[gast.stmt]:
+        out: list[gast.stmt] = []
+        for stmt in stmts:
+            call = call_of(stmt)
+            if call is None:
+                out.append(stmt)
+                continue
+            start = len(out)
+            x, k, v = call.args
+            k, v = (e if _simple(e) else _bound(e, names, out, hint) for e, hint in ((k, "key"), (v, "value")))
+            helper = names.fresh("added_at")
+            parsed.outside[helper] = numpy_runtime.added_at
+            target = gast.Subscript(gast_name(x.id), k, gast.Store())
+            out.append(gast.Assign([target], gast.Call(gast_name(helper), [gast_name(x.id), k, v], []), None))
+            for n in (n for new in out[start:] for n in walk(new)):
+                if isinstance(n, (gast.expr, gast.stmt)):
+                    gast.copy_location(n, stmt)
+        return out
+
+    @functools.cache
+    def local() -> set[str]:  # the names the function binds (its nested functions' too): read only for a `.at`
+        return {n.id for n in walk(parsed.tree) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+    rewrite_blocks(parsed, lambda stmt: call_of(stmt) is not None, rewritten)
 
 
 def _assigns_elements(stmt: gast.stmt) -> bool:

@@ -1,8 +1,9 @@
-"""Rules for linear algebra (`np.linalg`) and the products (`np.kron`, `np.einsum`, ...).
+"""Rules for linear algebra (`np.linalg`, and `scipy.linalg` when SciPy imports) and the products
+(`np.kron`, `np.einsum`, ...).
 
 Each function takes its parameters by the names of NumPy's own signature; any other
 parameter must be left at its default (`np.linalg.qr(a, mode="complete")` is an error).
-Matrices may be stacked (`(..., n, n)`). A tuple result (`slogdet`, `eigh`, `svd`, `qr`)
+Matrices may be stacked (`(..., n, n)`). A tuple result (`slogdet`, `eigh`, `svd`, `qr`, `lstsq`)
 is a tuple of arrays: `w, v = np.linalg.eigh(a)` unpacks it. The transposed derivatives
 are runtime functions in `runtime/linalg.py`, whose docstring says what they return where
 no derivative exists (repeated eigenvalues or singular values, a singular matrix).
@@ -15,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import ChadTypeError
-from ..ir.types import Tup, VType, arr, scalar
+from ..ir.types import BOOL, INT, Tup, VType, arr, scalar
 from ..runtime import linalg as runtime
 from ..target.expressions import Expr, call
 from .kinds import UNKNOWN, as_array, broadcast
@@ -29,6 +30,7 @@ _RNG = np.random.default_rng(15)
 # eigenvalues) and so well conditioned (`inv`, `solve`), one and a stack of two.
 _SQUARE = (lambda m: m @ m.T + np.eye(3))(_RNG.uniform(-1.0, 1.0, (3, 3)))
 _STACK = (lambda m: m @ np.swapaxes(m, -1, -2) + np.eye(3))(_RNG.uniform(-1.0, 1.0, (2, 3, 3)))
+_M3 = REALS.of(3, 3)  # not symmetric: `eigvalsh` reads its lower triangle
 
 
 # ====================================================================== kind rules
@@ -70,6 +72,15 @@ def _svd(types: list[VType], consts: list[object]) -> VType:
 
 def _qr(types: list[VType], consts: list[object]) -> VType:
     return Tup((_shifted(types[0], 0), _shifted(types[0], 0)))
+
+
+def _lstsq(types: list[VType], consts: list[object]) -> VType:
+    """`x, residuals, rank, sv = np.linalg.lstsq(a, b)`: x has b's rank (a vector or a matrix)."""
+    return Tup((_shifted(types[1], 0), arr(1, "f", True), INT, arr(1, "f", True)))
+
+
+def _cho_factor(types: list[VType], consts: list[object]) -> VType:
+    return Tup((_shifted(types[0], 0), BOOL))
 
 
 def _widest(types: list[VType], consts: list[object]) -> VType:
@@ -179,6 +190,21 @@ PRIMITIVES.update(
             kind=_eigh,
             samples=((_SQUARE,), (_STACK,)),
         ),
+        np.linalg.eigvalsh: _np(
+            np.linalg.eigvalsh,
+            lambda d, y, a: [call(runtime.eigvalsh_ct, d, a)],
+            ("a",),
+            kind=_like(-1),
+            samples=((_SQUARE,), (_STACK,), (_M3,)),
+        ),
+        np.linalg.lstsq: _np(
+            np.linalg.lstsq,
+            lambda d, y, a, b, rcond: [call(runtime.lstsq_ct, d, y, a, b, rcond, k) for k in range(2)] + [None],
+            ("a", "b", "rcond"),
+            (None,),
+            kind=_lstsq,
+            samples=((_TALL, REALS.of(4), None), (_TALL, REALS.of(4, 2), None), (_WIDE, REALS.of(3), None)),
+        ),
         np.linalg.svd: _np(
             np.linalg.svd,
             lambda d, y, a, full, uv: [call(runtime.svd_ct, d, y, a, full, uv), None, None],
@@ -230,3 +256,85 @@ PRIMITIVES.update(
         ),
     }
 )
+
+
+# ====================================================================== scipy.linalg, when SciPy imports
+
+try:
+    import scipy.linalg as sla
+except ImportError:  # SciPy is optional: its functions are run as data (an error if a derivative flows into one)
+    sla = None
+
+
+def _scipy(fn: Callable, vjp: Vjp, params: tuple[str, ...], defaults: tuple[object, ...], **more) -> Primitive:
+    p = _np(fn, vjp, params, defaults, **more)
+    p.name = "scipy.linalg." + fn.__name__
+    return p
+
+
+_ASSUMED = ("sym", "pos", "her", "upper triangular", "lower triangular", "diagonal", "gen", None)
+# not symmetric, and positive definite read by either triangle (`assume_a="pos"`): its lower one is nudged
+_LOPSIDED = _SQUARE + np.tril(_RNG.uniform(-0.2, 0.2, (3, 3)), -1)
+
+if sla is not None:
+    PRIMITIVES.update(
+        {
+            # check_finite only checks: taken, and left out of the derivative
+            sla.inv: _scipy(
+                sla.inv,
+                lambda d, y, a, check, assume_a, lower: (
+                    [call(runtime.scipy_inv_ct, d, y, assume_a, lower)] + [None] * 3
+                ),
+                ("a", "check_finite", "assume_a", "lower"),
+                (True, None, False),
+                kind=_like(0),
+                samples=(
+                    *((_LOPSIDED, True, assumed, False) for assumed in _ASSUMED),
+                    (_LOPSIDED, True, "pos", True),
+                    (_STACK, True, None, False),
+                ),
+            ),
+            sla.solve: _scipy(
+                sla.solve,
+                lambda d, y, a, b, lower, check, assume_a: (
+                    [call(runtime.scipy_solve_ct, d, y, a, b, lower, assume_a, k) for k in range(2)] + [None] * 3
+                ),
+                ("a", "b", "lower", "check_finite", "assume_a"),
+                (False, True, None),
+                kind=lambda types, consts: _solve(types[:2], consts[:2]),
+                samples=(
+                    *((_LOPSIDED, REALS.of(3, 2), False, True, assumed) for assumed in _ASSUMED),
+                    (_LOPSIDED, REALS.of(3), True, True, "pos"),
+                    (_LOPSIDED, REALS.of(3), False, True, "tridiagonal"),
+                    (_LOPSIDED, REALS.of(3), False, True, "banded"),
+                    (_STACK, REALS.of(3, 2), False, True, None),
+                ),
+            ),
+            sla.cholesky: _scipy(
+                sla.cholesky,
+                lambda d, y, a, lower, check: [call(runtime.scipy_cholesky_ct, d, y, lower), None, None],
+                ("a", "lower", "check_finite"),
+                (False, True),
+                kind=_like(0),
+                samples=((_LOPSIDED, False, True), (_LOPSIDED, True, True), (_STACK, False, True)),
+            ),
+            sla.cho_factor: _scipy(
+                sla.cho_factor,
+                lambda d, y, a, lower, check: [call(runtime.cho_factor_ct, d, y, lower), None, None],
+                ("a", "lower", "check_finite"),
+                (False, True),
+                kind=_cho_factor,
+                samples=((_LOPSIDED, False, True), (_LOPSIDED, True, True)),
+            ),
+            sla.cho_solve: _scipy(
+                sla.cho_solve,
+                lambda d, y, factor, b, check: (
+                    [call(runtime.cho_solve_ct, d, y, factor, b, k) for k in range(2)] + [None]
+                ),
+                ("c_and_lower", "b", "check_finite"),
+                (True,),
+                kind=lambda types, consts: _shifted(types[1], 0),
+                containers=True,
+            ),
+        }
+    )

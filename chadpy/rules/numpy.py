@@ -16,10 +16,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..ir.types import BOOL, INT, NONE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
+from ..ir.types import BOOL, INT, NONE, SLICE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
 from ..runtime import numpy as runtime
 from ..runtime import reductions as reductions_runtime
 from ..runtime import shape as shape_runtime
+from ..runtime.array_cotangents import index_ct
 from ..target.expressions import Attr, BinOp, CallX, call
 from .kinds import (
     BOOL_RESULT,
@@ -35,7 +36,7 @@ from .kinds import (
     same_array,
     shape_rank,
 )
-from .registry import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Vjp, numpy_function
+from .registry import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Reals, Vjp, numpy_function
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -119,6 +120,40 @@ def full_like_kind(types: list[VType], consts: list[object]) -> VType:
     return arr(as_array(types[0]).rank, as_array(types[0]).dtype, True)
 
 
+def interp_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.interp(x, xp, fp)`: floats shaped like x."""
+    rank = as_array(types[0]).rank
+    return scalar("f", True) if rank == 0 else arr(rank, "f", True)
+
+
+def linspace_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.linspace(start, stop, num)`: one more axis than the (broadcast) endpoints."""
+    ranks = [as_array(t).rank for t in types[:2]]
+    return arr(None if None in ranks else 1 + max(ranks), "f", True)
+
+
+def added_at_kind(types: list[VType], consts: list[object]) -> VType:
+    """`added_at(x, key, v)`: like `x[key]` (ints and integer arrays index an axis each and together add the
+    axes of their broadcast shape, slices keep one, `None` adds one, a mask alone of rank k replaces k axes
+    by one; else any rank)."""
+    x, key = as_array(types[0]), types[1]
+    parts = key.items if isinstance(key, Tup) else (key,)
+    rank, advanced = x.rank, []
+    for part in parts:
+        if part == INT or isinstance(part, (Arr, Lst)) and dtype_of(as_array(part)) == "i":
+            advanced.append(as_array(part).rank)
+        elif part == NONE and rank is not None:
+            rank += 1
+        elif isinstance(part, Arr) and part.dtype == "b" and len(parts) == 1 and None not in (rank, part.rank):
+            rank += 1 - part.rank
+        elif part != SLICE:
+            rank = None
+    if rank is None or None in advanced:
+        return arr(None, x.dtype, True)
+    rank = rank - len(advanced) + max(advanced, default=0)
+    return scalar(x.dtype, True) if rank == 0 else arr(rank, x.dtype, True)
+
+
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
 
@@ -151,6 +186,7 @@ _matmul_vjp = _by_rules(runtime.matmul_ct_a, runtime.matmul_ct_b)
 _PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
 MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul_kind, samples=_PRODUCTS)
 _MASK = np.array([[True, False, True], [False, False, True]])
+_KNOTS = np.array([-1.0, -0.3, 0.2, 1.0])  # np.interp's xp: increasing, differentiated too
 
 PRIMITIVES.update(
     {
@@ -333,7 +369,36 @@ PRIMITIVES.update(
         np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
         np.isposinf: _np(np.isposinf, None, ("x",), kind=elementwise("np.isposinf", "b")),
         np.isneginf: _np(np.isneginf, None, ("x",), kind=elementwise("np.isneginf", "b")),
-        np.linspace: _data(np.linspace, ("start", "stop", "num", "endpoint"), (50, True), fixed(Arr(1, "f"))),
+        np.linspace: _np(
+            np.linspace,
+            lambda d, y, start, stop, num, endpoint: [
+                *(call(runtime.linspace_ct, d, start, stop, num, endpoint, k) for k in range(2)),
+                None,
+                None,
+            ],
+            ("start", "stop", "num", "endpoint"),
+            (50, True),
+            kind=linspace_kind,
+            samples=(
+                (REALS, REALS, 5, True),
+                (REALS, REALS, 4, False),
+                (REALS.of(3), REALS, 4, True),
+                (REALS, 1.0, 1, True),
+            ),
+        ),
+        np.interp: _np(
+            np.interp,
+            lambda d, y, *args: [call(runtime.interp_ct, d, *args, k) for k in range(5)],
+            ("x", "xp", "fp", "left", "right"),
+            (None, None),
+            kind=interp_kind,
+            samples=(
+                (Reals(-1.5, 1.5).of(8), _KNOTS, REALS.of(4), None, None),
+                (Reals(-1.5, 1.5).of(2, 5), _KNOTS, REALS.of(4), REALS, REALS),
+                (Reals(-0.9, 0.9), _KNOTS, REALS.of(4), None, None),
+                (REALS.of(3), np.array([0.1]), REALS.of(1), None, None),
+            ),
+        ),
     }
 )
 
@@ -361,3 +426,13 @@ PRIMITIVES[_item] = Primitive(
 # Methods and attributes of array values, as the NumPy functions they are.
 METHODS["item"] = _item  # `x.item()`: the one element of a size-1 array, as a Python scalar
 ATTRIBUTES.update({"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size})
+
+# `np.add.at(x, key, v)` on an array the function owns: the front end writes it `x[key] = added_at(x, key, v)`
+# (`rewrite/assignments.py`), an element assignment like any other, of the values x[key] takes
+PRIMITIVES[runtime.added_at] = Primitive(
+    "added_at",
+    lambda x, key, v: call(runtime.added_at, x, key, v),
+    lambda d, y, x, key, v: [call(index_ct, d, x, key), None, call(runtime.added_at_ct, d, x, key, v)],
+    (3, 3),
+    added_at_kind,
+)

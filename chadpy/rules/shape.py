@@ -11,10 +11,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..ir.types import Lst, Tup, VType, arr, is_number, item_join
+from ..errors import ChadTypeError
+from ..ir.types import Lst, Tup, VType, arr, is_active, is_number, item_join
+from ..runtime import numpy as numpy_runtime
 from ..runtime import shape as runtime
 from ..target.expressions import CallX, Expr, Obj, call
-from .kinds import KindRule, as_array, reranked, same_array, shape_rank
+from .kinds import UNKNOWN, KindRule, as_array, reranked, same_array, shape_rank
 from .registry import PRIMITIVES, REALS, Primitive, numpy_function
 
 # ---------------------------------------------------------------- kind rules of this family
@@ -179,6 +181,45 @@ _T = REALS.of(2, 3, 4)
 _SQ = REALS.of(3, 3)
 
 
+def _pad_kind(types: list[VType], consts: list[object]) -> VType:
+    """`np.pad(x, pad_width, mode, constant_values)`: an array like x; a derivative flows through the modes
+    that copy x's elements only (`runtime.numpy.PAD_MODES`), an error at the call for the others."""
+    x = as_array(types[0])
+    mode = consts[2]
+    if (x.active or is_active(types[3])) and mode is not UNKNOWN and mode not in numpy_runtime.PAD_MODES:
+        modes = ", ".join(map(repr, numpy_runtime.PAD_MODES))
+        raise ChadTypeError(f"the derivative of `np.pad` with mode={mode!r} is not supported (only {modes})")
+    return x
+
+
+def _padding() -> Primitive:
+    """`np.pad`, whose `constant_values` NumPy takes through `**kwargs`: the registrar's signature is made
+    of `params` (no `fn`), so that the call binds it by name."""
+    pad = _np(
+        np.pad,
+        lambda d, y, x, width, mode, values: [
+            call(numpy_runtime.pad_ct, d, x, width, mode, values, 0),
+            None,
+            None,
+            call(numpy_runtime.pad_ct, d, x, width, mode, values, 3),
+        ],
+        ("array", "pad_width", "mode", "constant_values"),
+        ("constant", 0),
+        kind=_pad_kind,
+        samples=(
+            (_M, 1, "constant", 0),
+            (_M, ((1, 0), (2, 1)), "constant", REALS),
+            (_M, ((1, 2), (0, 1)), "constant", REALS.of(2, 2)),
+            (REALS.of(3), (2, 1), "constant", REALS.of(2)),
+            *((_M, ((2, 1), (1, 3)), mode) for mode in ("edge", "reflect", "symmetric", "wrap")),
+            (REALS.of(3), (5, 4), "reflect"),
+            (REALS.of(2), 5, "symmetric"),
+        ),
+    )
+    pad.fn = None
+    return pad
+
+
 def _reshaped(d: Expr, y: Expr, x: Expr, *rest: Expr) -> list[Expr | None]:
     """ravel, squeeze, expand_dims, atleast_*d: the same elements, reshaped."""
     return [call(runtime.reshape_ct, d, x), *[None] * len(rest)]
@@ -278,13 +319,7 @@ PRIMITIVES.update(
             samples=((_M, 2, None), (_M, np.array([1, 0, 3]), 1), (REALS, 3, None)),
             methods=("repeat",),
         ),
-        np.pad: _shape_op(
-            np.pad,
-            runtime.pad_ct,
-            ("array", "pad_width"),
-            kind=same_array,
-            samples=((_M, 1), (_M, ((1, 0), (2, 1))), (REALS.of(3), (2, 1))),
-        ),
+        np.pad: _padding(),
         np.diag: _shape_op(
             np.diag,
             runtime.diag_ct,
@@ -352,6 +387,17 @@ PRIMITIVES.update(
             methods=("sort",),
         ),
         np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED, methods=("argsort",)),
+        np.partition: _np(
+            np.partition,
+            lambda d, y, x, kth, axis: [call(numpy_runtime.partition_ct, d, y, x, kth, axis), None, None],
+            ("a", "kth", "axis"),
+            (-1,),
+            kind=SORTED,
+            samples=((REALS.of(6), 2, -1), (REALS.of(6), (1, 4), -1), (_M, 1, 0), (_M, 3, None), (_T, -1, 1)),
+        ),
+        np.argpartition: _np(
+            np.argpartition, None, ("a", "kth", "axis"), (-1,), kind=ARGSORTED, methods=("argpartition",)
+        ),
         np.vstack: _joined(np.vstack, runtime.vstack_ct, 2, (([_M, REALS.of(3)],), ([REALS.of(3), REALS.of(3)],))),
         np.hstack: _joined(np.hstack, runtime.hstack_ct, 1, (([_M, REALS.of(2, 1)],), ([REALS.of(3), REALS.of(2)],))),
         np.column_stack: _joined(np.column_stack, runtime.column_stack_ct, 2, (([REALS.of(2), _M],),)),

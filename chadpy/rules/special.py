@@ -1,6 +1,7 @@
 """Rules for `scipy.special`, registered only when SciPy imports (`rules/__init__.py`): the ufuncs
-(elementwise, broadcasting, like NumPy's) and `logsumexp`, `softmax`, `log_softmax`. The runtime
-halves of the last three are in `runtime/special.py`."""
+(elementwise, broadcasting, like NumPy's; the inverses `erfinv`, `erfcinv`, `ndtri` differentiated
+through their results) and `logsumexp`, `softmax`, `log_softmax`. The runtime halves of the last
+three are in `runtime/special.py`."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from .kinds import as_array, elementwise, reduction
 from .registry import POSITIVE, PRIMITIVES, REALS, Reals, Vjp, numpy_function, sampled, ufunc
 
 _SQRT_PI_2 = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_HALF = math.sqrt(math.pi) / 2.0
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 _UNIT = Reals(0.1, 0.9)  # logit's domain
 _M = REALS.of(2, 3)
 
@@ -48,6 +51,12 @@ _ufunc(sc.gamma, lambda d, y, x: [d * y * call(sc.digamma, x)], domain=POSITIVE)
 _ufunc(sc.beta, lambda d, y, a, b: _beta_parts(d, y, a, b, y), 2, POSITIVE)
 _ufunc(sc.betaln, lambda d, y, a, b: _beta_parts(d, y, a, b, None), 2, POSITIVE)
 _ufunc(sc.xlogy, lambda d, y, x, z: [d * _log(z), d * x / z], 2, (REALS, POSITIVE))
+_ufunc(sc.erfinv, lambda d, y, x: [d * _SQRT_PI_HALF * call(np.exp, y * y)])
+_ufunc(sc.erfcinv, lambda d, y, x: [-(d * _SQRT_PI_HALF * call(np.exp, y * y))], domain=Reals(0.1, 1.9))
+_ufunc(sc.ndtr, lambda d, y, x: [d * call(np.exp, -0.5 * (x * x)) / _SQRT_2PI], domain=Reals(-3.0, 3.0))
+# φ(x) / Φ(x) as exp(-x^2 / 2 - log Φ(x)): no 0 / 0 far in the left tail
+_ufunc(sc.log_ndtr, lambda d, y, x: [d * call(np.exp, -0.5 * (x * x) - y) / _SQRT_2PI], domain=Reals(-8.0, 3.0))
+_ufunc(sc.ndtri, lambda d, y, x: [d * _SQRT_2PI * call(np.exp, 0.5 * (y * y))], domain=_UNIT)
 _ufunc(sc.xlog1py, lambda d, y, x, z: [d * call(np.log1p, z), d * x / (1.0 + z)], 2, (REALS, POSITIVE))
 
 

@@ -1,6 +1,6 @@
 """Rules for `scipy.stats`, registered only when SciPy imports (`rules/__init__.py`): `logpdf`, `pdf`,
 `cdf`, `logcdf` of the continuous families `norm t gamma beta expon`, `logpdf` and `pdf` of
-`multivariate_normal`, `logpmf` of `poisson` and `binom`.
+`multivariate_normal` and `dirichlet`, `logpmf` of `poisson` and `binom`.
 
 `scipy.stats.norm` is an object (an `rv_continuous`), and `scipy.stats.norm.logpdf` a bound method:
 a new object at each access, but equal to the others (and of the same hash), so the registry keys
@@ -86,6 +86,23 @@ def _mvn(method: str) -> Primitive:
     )
 
 
+def _dirichlet(method: str) -> Primitive:
+    def vjp(d: Expr, y: Expr, x: Expr, alpha: Expr) -> list[Expr | None]:
+        return [call(special_runtime.dirichlet_ct, d, y, method, k, x, alpha) for k in range(2)]
+
+    # SciPy checks that x is on the simplex, so the rule test perturbs x without its last component (1 minus
+    # the others' sum) and passes a whole x as a constant
+    alpha = Reals(0.5, 3.0).of(3)
+    samples = (
+        (Reals(0.1, 0.3).of(2), alpha),
+        (Reals(0.05, 0.2).of(2, 4), alpha),
+        ((0.2, 0.3, 0.5), alpha),
+        (((0.2, 0.1), (0.3, 0.6), (0.5, 0.3)), alpha),
+    )
+    bound = getattr(st.dirichlet, method)
+    return _method(bound, f"scipy.stats.dirichlet.{method}", ("x", "alpha"), (), vjp, _mvn_kind, samples)
+
+
 _DISCRETE_KIND = elementwise("scipy.stats logpmf", "f")
 
 PRIMITIVES.update(
@@ -99,6 +116,8 @@ PRIMITIVES.update(
     {
         st.multivariate_normal.logpdf: _mvn("logpdf"),
         st.multivariate_normal.pdf: _mvn("pdf"),
+        st.dirichlet.logpdf: _dirichlet("logpdf"),
+        st.dirichlet.pdf: _dirichlet("pdf"),
         st.poisson.logpmf: _method(
             st.poisson.logpmf,
             "scipy.stats.poisson.logpmf",

@@ -15,10 +15,16 @@ Where a derivative does not exist the rule says what it returns:
   the cotangent is that of the function NumPy computes (zero above the diagonal).
 - `det` is differentiated through the SVD (the adjugate), so a singular matrix has its
   exact gradient; `slogdet` and `inv` raise NumPy's error at a singular matrix.
+- `lstsq`'s solution is differentiated through the pseudo-inverse, right where the rank
+  is locally constant (as `pinv`).
+
+SciPy's `inv`, `solve`, `cholesky`, `cho_factor` and `cho_solve` are here too (NumPy's
+rules on the matrix SciPy's solver reads: `assume_a=` and `lower=` say which entries).
 """
 
 from __future__ import annotations
 
+import functools
 import string
 from typing import Any
 
@@ -352,3 +358,155 @@ def einsum_ct(d: Any, subscripts: str, which: int, *operands: Any) -> Any:
     view = np.einsum(f"{mine}->{unique}", full) if len(unique) < len(mine) else full
     view += g
     return _summed_to(full, operands[which])
+
+
+# ====================================================================== eigvalsh, lstsq
+
+
+@linear
+def eigvalsh_ct(d: Any, a: Any) -> Any:
+    """Cotangent of `a` in `w = np.linalg.eigvalsh(a)`: v diag(dw) v.T (eigh's with no eigenvector part, so
+    exact at ties too), read as NumPy reads `a` (the lower triangle)."""
+    _, v = np.linalg.eigh(a)
+    return _lower_read((v * ndarray_of(d)[..., None, :]) @ _mT(v))
+
+
+def _lstsq_pinv(a: np.ndarray, rcond: Any) -> np.ndarray:
+    """The pseudo-inverse `np.linalg.lstsq(a, b, rcond)` solves with: singular values below rcond times the
+    largest are zeros (rcond None: the machine epsilon times max(m, n), as NumPy's default; negative: the
+    machine epsilon)."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    eps = np.finfo(np.float64).eps  # NumPy computes in float64
+    ratio = eps * max(a.shape) if rcond is None else eps if rcond < 0 else rcond
+    keep = s > ratio * (s[0] if s.size else 0.0)
+    return (_mT(vt[keep]) / s[keep]) @ _mT(u[:, keep])
+
+
+@linear
+def lstsq_ct(d: Any, y: Any, a: Any, b: Any, rcond: Any, which: int) -> Any:
+    """Cotangent of `a` (which=0) or `b` (1) in `x, residuals, rank, sv = np.linalg.lstsq(a, b, rcond)`.
+    x = pinv(a) b: b gets pinv(a).T dx, and a the pseudo-inverse's rule (`pinv_ct`) of dx b.T, right where
+    the rank is locally constant. The residuals (given when a has full column rank and more rows) are
+    min ||b - a x||^2 per column: with r = b - a x, b gets 2 r dres and a -2 r dres x.T. sv, the singular
+    values, gives a u diag(dsv) vt (`svd_ct`). The rank is discrete."""
+    a = np.asarray(a, dtype=float)
+    b2 = np.asarray(b, dtype=float).reshape(len(a), -1)
+    x = np.asarray(y[0]).reshape(a.shape[1], -1)
+    dx, dres, _, dsv = parts(d, 4)
+    g = np.zeros(a.shape if which == 0 else b2.shape)
+    if dx is not None:
+        p = _lstsq_pinv(a, rcond)
+        dx = dx.reshape(x.shape)
+        g = g + (pinv_ct(dx @ b2.T, p, a) if which == 0 else p.T @ dx)
+    if dres is not None and dres.size:
+        r = (b2 - a @ x) * dres
+        g = g + (-2.0 * r @ x.T if which == 0 else 2.0 * r)
+    if dsv is not None and which == 0:
+        g = g + svd_ct(dsv, None, a, False, False)
+    return g if which == 0 else g.reshape(np.shape(b))
+
+
+# ====================================================================== scipy.linalg (registered with SciPy)
+
+_SYMMETRIC = ("symmetric", "sym", "hermitian", "her", "positive definite", "pos")  # one triangle read, by `lower`
+
+
+def _structured(a: Any, assume_a: str | None, lower: bool) -> np.ndarray:
+    """The matrix SciPy's solver for `assume_a` reads in `a`: one triangle mirrored (symmetric, Hermitian,
+    positive definite), a triangle, the diagonal, the three middle diagonals; all of it otherwise (general,
+    banded, whose band SciPy finds from the matrix, and None, where SciPy picks the solver by looking)."""
+    a = np.asarray(a, dtype=float)
+    if assume_a in _SYMMETRIC:
+        part = np.tril(a) if lower else np.triu(a)
+        return part + _mT(part) - a * np.eye(a.shape[-1])
+    if assume_a in ("upper triangular", "lower triangular"):
+        return np.triu(a) if assume_a[0] == "u" else np.tril(a)
+    if assume_a in ("diagonal", "tridiagonal"):
+        return a * _band(a.shape[-1], 0 if assume_a == "diagonal" else 1)
+    return a
+
+
+def _band(n: int, width: int) -> np.ndarray:
+    k = np.arange(n)
+    return (np.abs(k[:, None] - k[None, :]) <= width).astype(float)
+
+
+def _read_as(g: Any, assume_a: str | None, lower: bool) -> Any:
+    """The cotangent of `a` from `g`, that of the matrix `_structured` makes of it."""
+    if g is Zero:
+        return Zero
+    if assume_a in _SYMMETRIC:
+        return _lower_read(g) if lower else _mT(_lower_read(g))
+    return _structured(g, assume_a, lower)  # a triangle, the diagonal, a band: the rest is not read
+
+
+@functools.cache
+def _inverted_diagonal_keeps_the_rest() -> bool:
+    """Whether SciPy's `inv(a, assume_a="diagonal")` returns a's off-diagonal entries as they are (SciPy 1.17
+    inverts the diagonal in place) rather than zeros: asked once of the installed SciPy."""
+    from scipy.linalg import inv
+
+    return bool(inv(np.array([[2.0, 1.0], [1.0, 2.0]]), assume_a="diagonal")[0, 1] != 0.0)
+
+
+@linear
+def scipy_inv_ct(d: Any, y: Any, assume_a: str | None, lower: bool) -> Any:
+    """Cotangent of `a` in `y = scipy.linalg.inv(a, assume_a=, lower=)`: inv's, -y.T d y.T, read as the
+    solver reads `a`. With assume_a="diagonal", y's diagonal is 1 / a's (-y^2 d there), and its other
+    entries are whatever SciPy put there (a's, passed through, or zeros)."""
+    if assume_a != "diagonal":
+        return _read_as(inv_ct(d, y), assume_a, lower)
+    d, eye = ndarray_of(d), np.eye(np.shape(y)[-1])
+    rest = d * (1.0 - eye) if _inverted_diagonal_keeps_the_rest() else 0.0
+    return -(d * np.asarray(y) ** 2) * eye + rest
+
+
+@linear
+def scipy_solve_ct(d: Any, x: Any, a: Any, b: Any, lower: bool, assume_a: str | None, which: int) -> Any:
+    """Cotangent of `a` (which=0) or `b` (1) in `x = scipy.linalg.solve(a, b, lower=, assume_a=)`: those of
+    `np.linalg.solve` with the matrix the solver reads (`_structured`), read back into `a`."""
+    s = _structured(a, assume_a, lower)
+    if which == 1:
+        return solve_ct_b(d, x, s, b)
+    return _read_as(solve_ct_a(d, x, s, b), assume_a, lower)
+
+
+@linear
+def scipy_cholesky_ct(d: Any, c: Any, lower: bool) -> Any:
+    """Cotangent of `a` in `c = scipy.linalg.cholesky(a, lower=)`: NumPy's rule for the lower factor; the
+    upper one (the default) is its transpose, read from the upper triangle."""
+    if lower:
+        return cholesky_ct(d, c)
+    return _mT(cholesky_ct(_mT(ndarray_of(d)), _mT(c)))
+
+
+@linear
+def cho_factor_ct(d: Any, y: Any, lower: bool) -> Any:
+    """Cotangent of `a` in `c, lower = scipy.linalg.cho_factor(a, lower=)`: c holds the factor in one
+    triangle (its cotangent goes through `scipy_cholesky_ct`) and a's own entries in the other one, which
+    LAPACK leaves as they are (theirs go back as they came)."""
+    dc = parts(d, 2)[0]
+    if dc is None:
+        return Zero
+    c = np.asarray(y[0])
+    if lower:
+        return cholesky_ct(np.tril(dc), np.tril(c)) + np.triu(dc, 1)
+    return scipy_cholesky_ct(np.triu(dc), np.triu(c), False) + np.tril(dc, -1)
+
+
+@linear
+def cho_solve_ct(d: Any, x: Any, c_and_lower: Any, b: Any, which: int) -> Any:
+    """Cotangent of `(c, lower)` (which=0, a tuple's: {0: that of c}) or `b` (1) in `x = scipy.linalg.cho_solve(
+    (c, lower), b)`, which solves with a = L L.T (L the lower triangle of c) or U.T U (U the upper one): b
+    gets g = a^-1 d (a cho_solve), a gets -g x.T, and the factor M L or U M with M that plus its transpose,
+    in its triangle (the other one is not read)."""
+    from scipy.linalg import cho_solve
+
+    c, lower = c_and_lower
+    g = cho_solve((c, lower), ndarray_of(d))
+    if which == 1:
+        return _summed_to(g, b)
+    x = np.asarray(x)
+    ga = -(g[..., :, None] * x[..., None, :]) if np.ndim(b) == 1 else -(g @ _mT(x))
+    m = ga + _mT(ga)
+    return {0: np.tril(m @ np.tril(c)) if lower else np.triu(np.triu(c) @ m)}

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ChadError
 from .array_cotangents import Outers, ndarray_of, unbroadcast
 from .arrays import Axis, IntTuple, float_dtype, python_scalar
 from .cotangents import Zero, add, tuple_part
-from .facts import adds_into
+from .facts import adds_into, reads_shape_only
 
 
 def _axes(axis: Axis, ndim: int) -> IntTuple:
@@ -284,3 +285,136 @@ def divmod_ct_b(d: Any, y: Any, b: Any) -> Any:
     """Cotangent of b in `q, r = divmod(a, b)`: -q dr."""
     dr = tuple_part(d, 1, Zero)
     return Zero if dr is Zero else unbroadcast(-(ndarray_of(dr) * y[0]), b)
+
+
+# ====================================================================== np.add.at, pad, interp, linspace, partition
+
+
+def added_at(x: np.ndarray, key: Any, v: Any) -> Any:
+    """The values `x[key]` holds after `np.add.at(x, key, v)` (NumPy's unbuffered `x[key] += v`: a position
+    `key` names twice gets both values), which the front end writes `x[key] = added_at(x, key, v)`: a
+    position named twice is written twice with its one total. Computed by `np.add.at` itself on scratch
+    space, so they are the same floats; `np.zeros` leaves the pages `key` misses untouched (O(|key|))."""
+    scratch = np.zeros(x.shape, x.dtype)
+    scratch[key] = x[key]
+    np.add.at(scratch, key, v)
+    return scratch[key]
+
+
+@reads_shape_only(1)
+@linear
+def added_at_ct(d: Any, x: np.ndarray, key: Any, v: Any) -> Any:
+    """Cotangent of `v` in `added_at(x, key, v)`: each element of v (broadcast to x[key]'s shape) is in the
+    total of every element of x[key] at its position, so it gets the sum of their cotangents."""
+    g = ndarray_of(d)
+    sums = np.zeros(x.shape, float_dtype(g.dtype))
+    np.add.at(sums, key, g)
+    return as_cotangent_of(np.asarray(unbroadcast(sums[key], np.asarray(v))), v)
+
+
+PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")  # the ones that only copy x's elements
+
+
+def _pad_sources(x: np.ndarray, pad_width: Any, mode: str) -> np.ndarray:
+    """`np.pad` of x's positions: where each element of the padded array comes from, a constant's place
+    holding -1 - (2 * axis + side) (NumPy fills the corners with the later axis's constant)."""
+    if mode not in PAD_MODES:
+        raise ChadError(f"the derivative of `np.pad` with mode={mode!r} is not supported (only {', '.join(PAD_MODES)})")
+    positions = np.arange(x.size).reshape(x.shape)
+    if mode != "constant":
+        return np.pad(positions, pad_width, mode=mode)
+    markers = -1 - np.arange(2 * x.ndim).reshape(x.ndim, 2)
+    return np.pad(positions, pad_width, mode="constant", constant_values=markers)
+
+
+@reads_shape_only(1)
+@linear
+def pad_ct(d: Any, x: Any, pad_width: Any, mode: str, constant_values: Any, which: int) -> Any:
+    """Cotangent of `x` (which=0) or `constant_values` (which=3) in `np.pad(x, pad_width, mode,
+    constant_values=...)`: each position gets the sum of the cotangents of its copies; the constants' places
+    are summed per (axis, side), then to constant_values' shape (NumPy broadcasts it to a pair per axis)."""
+    xa = np.asarray(x)
+    g = ndarray_of(d)
+    constants = 2 * xa.ndim
+    sources = _pad_sources(xa, pad_width, mode) + constants  # the constants' places first, in reverse
+    sums = np.bincount(sources.reshape(-1), np.broadcast_to(g, sources.shape).reshape(-1), constants + xa.size)
+    sums = sums.astype(float_dtype(g.dtype), copy=False)
+    if which == 0:
+        return as_cotangent_of(sums[constants:].reshape(xa.shape), x)
+    if isinstance(constant_values, (list, tuple)):
+        raise ChadError("the derivative of `np.pad` in `constant_values` needs it as a number or an array")
+    pairs = sums[:constants][::-1].reshape(xa.ndim, 2)
+    return as_cotangent_of(np.asarray(unbroadcast(pairs, np.asarray(constant_values))), constant_values)
+
+
+def _interp_pieces(x: Any, xp: Any, fp: Any) -> tuple[np.ndarray, ...]:
+    """For each x: the piece [xp[i-1], xp[i]] its value is on (a knot starts the piece on its right, the last
+    knot ends the last piece, as in JAX), its place t in it, the piece's slope, and whether x is below xp[0]
+    or above xp[-1] (where NumPy gives the constants fp[0] or `left`, fp[-1] or `right`)."""
+    x, xp, fp = (np.asarray(a, dtype=float) for a in (x, xp, fp))
+    below, above = x < xp[0], x > xp[-1]
+    if len(xp) == 1:  # one knot: its value everywhere (t = 0 puts x on fp[0])
+        return np.ones(x.shape, np.intp), np.zeros(x.shape), np.zeros(x.shape), below, above
+    i = np.clip(np.searchsorted(xp, x, side="right"), 1, len(xp) - 1)
+    width = xp[i] - xp[i - 1]
+    width = np.where(width == 0, 1.0, width)  # a repeated knot: NumPy's value is a knot's, not on a slope
+    return i, (x - xp[i - 1]) / width, (fp[i] - fp[i - 1]) / width, below, above
+
+
+@linear
+def interp_ct(d: Any, x: Any, xp: Any, fp: Any, left: Any, right: Any, which: int) -> Any:
+    """Cotangent of x (which=0), xp (1), fp (2), left (3) or right (4) in `np.interp(x, xp, fp, left, right)`.
+    Inside [xp[0], xp[-1]] the value is (1 - t) fp[i-1] + t fp[i], t = (x - xp[i-1]) / (xp[i] - xp[i-1]): x
+    gets the slope s, fp the weights 1 - t and t, xp[i-1] and xp[i] -s (1 - t) and -s t. Outside, the value
+    is fp[0] or fp[-1] (`left` or `right` where given), and x and xp get 0."""
+    i, t, slope, below, above = _interp_pieces(x, xp, fp)
+    g = np.broadcast_to(np.asarray(ndarray_of(d), dtype=float), t.shape)
+    if which >= 3:
+        return python_scalar(np.sum(g * (below if which == 3 else above)))
+    inside = ~(below | above)
+    if which == 0:
+        return as_cotangent_of(g * slope * inside, x)
+    if which == 1:
+        lower, upper = -g * slope * (1.0 - t) * inside, -g * slope * t * inside
+    else:
+        lower, upper = g * (1.0 - t) * inside, g * t * inside
+    n = len(np.asarray(xp))
+    sums = np.bincount(np.ravel(i - 1), np.ravel(lower), n + 1) + np.bincount(np.ravel(i), np.ravel(upper), n + 1)
+    sums = sums[:n]
+    if which == 2:  # fp[0] below the range, fp[-1] above it, unless `left`, `right` stand there
+        sums[0] += 0.0 if left is not None else np.sum(g * below)
+        sums[-1] += 0.0 if right is not None else np.sum(g * above)
+    return as_cotangent_of(sums, (xp, fp)[which - 1])
+
+
+@linear
+def linspace_ct(d: Any, start: Any, stop: Any, num: int, endpoint: bool, which: int) -> Any:
+    """Cotangent of `start` (which=0) or `stop` (1) in `np.linspace(start, stop, num, endpoint)`: element k is
+    start + (stop - start) k / div (div = num - 1 with the endpoint, else num; element 0 is start when
+    div is 0), so start gets the sum of d (1 - k / div) and stop that of d k / div (over the first axis)."""
+    div = num - 1 if endpoint else num
+    weights = np.arange(num) / div if div > 0 else np.zeros(num)
+    if which == 0:
+        weights = 1.0 - weights
+    g = np.tensordot(weights, ndarray_of(d), axes=(0, 0))
+    x = (start, stop)[which]
+    return as_cotangent_of(np.asarray(unbroadcast(g, np.asarray(x))), x)
+
+
+@linear
+def partition_ct(d: Any, y: Any, x: Any, kth: Any, axis: int | None = -1) -> Any:
+    """Cotangent of `x` in `y = np.partition(x, kth, axis)`: d put back through the permutation that made
+    y, `np.argpartition`'s (the same selection), checked against y; should it differ, y's elements are
+    matched to x's through a stable sort of each (equal values are interchangeable)."""
+    xa, d = np.asarray(x), ndarray_of(d)
+    if axis is None:
+        xa, axis = xa.reshape(-1), 0
+    order = np.argpartition(xa, kth, axis=axis)
+    if not np.array_equal(np.take_along_axis(xa, order, axis=axis), y, equal_nan=True):
+        order = np.empty(xa.shape, np.intp)
+        np.put_along_axis(
+            order, np.argsort(y, axis=axis, kind="stable"), np.argsort(xa, axis=axis, kind="stable"), axis=axis
+        )
+    g = np.empty(xa.shape, float_dtype(d.dtype))
+    np.put_along_axis(g, order, d, axis=axis)
+    return as_cotangent_of(g.reshape(np.shape(x)), x)

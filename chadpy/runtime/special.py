@@ -157,3 +157,25 @@ def mvn_ct(d: Any, y: Any, method: str, which: int, x: Any, mean: Any, cov: Any)
         return _summed_to(np.sum(u * w[:, None], axis=0), mean)
     g = 0.5 * ((u * w[:, None]).T @ u - np.sum(w) * np.linalg.inv(cov))
     return _lower_read(g)
+
+
+@linear
+def dirichlet_ct(d: Any, y: Any, method: str, which: int, x: Any, alpha: Any) -> Any:
+    """Cotangent of x (which=0) or alpha (1) in `scipy.stats.dirichlet.logpdf(x, alpha)` (or `.pdf`), where
+    log f = sum_i (alpha_i - 1) log x_i - log B(alpha) over the components (x's first axis; without the last
+    one, it is 1 minus the others' sum). x_i gets (alpha_i - 1) / x_i (0 where alpha_i is 1: SciPy's xlogy),
+    and a left-out last component's goes to each of the others, negated; alpha_i gets log x_i -
+    digamma(alpha_i) + digamma(sum alpha), summed over the points. Each is weighted by d (times the pdf for
+    `.pdf`). The value is defined on the simplex only: x's is the gradient of the formula, exact along it."""
+    alpha = np.asarray(alpha, dtype=float)
+    xa = np.asarray(x, dtype=float)
+    k = alpha.shape[0]
+    full = xa if xa.shape[0] == k else np.concatenate([xa, 1.0 - np.sum(xa, axis=0, keepdims=True)])
+    w = np.broadcast_to(ndarray_of(d) * (y if method == "pdf" else 1.0), full.shape[1:])
+    column = (slice(None),) + (None,) * (full.ndim - 1)  # alpha along the components' axis
+    if which == 0:
+        power = (alpha - 1.0)[column]
+        g = np.where(power == 0.0, 0.0, power / np.where(power == 0.0, 1.0, full)) * w
+        return _summed_to(g if xa.shape[0] == k else g[:-1] - g[-1:], x)
+    g = (np.log(full) - sc.digamma(alpha)[column] + sc.digamma(np.sum(alpha))) * w
+    return _summed_to(np.sum(g.reshape(k, -1), axis=1), alpha)

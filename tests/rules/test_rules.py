@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 try:
+    import scipy.linalg
     import scipy.special
     import scipy.stats
 except ImportError:  # SciPy is optional: its rules register only when it imports
@@ -47,6 +48,8 @@ COVERED_ELSEWHERE = {
     "unchanged": "`t += c` where a copy holds t's object: tests/language/test_element_assignment.py",
     "merged_keywords": "`f(**a, **b)` merges the keywords into one dict: tests/language/test_containers.py",
     "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/language/test_containers.py",
+    "added_at": "`np.add.at(x, k, v)`, a statement, is `x[k] = added_at(x, k, v)`: tests/rules/test_numpy_rules.py",
+    "scipy.linalg.cho_solve": "its first argument is the tuple `(c, lower)`: tests/rules/test_scipy_rules.py",
     # the updates and constructors `updates.py` and `desugar.py` lower into: tests/language/test_containers.py
     **dict.fromkeys(["extend", "insert", "pop", "store", "setdefault", "item_or", "dict", "transposed"], "lowering"),
 }
@@ -68,6 +71,8 @@ def _spelling(fn: object) -> str | None:
     numpy_own = module is not None and module.startswith("numpy")  # `scipy.special.sinc` is NumPy's
     if scipy is not None and name is not None and not numpy_own and getattr(scipy.special, name, None) is fn:
         return f"scipy.special.{name}"  # SciPy's ufuncs name no module
+    if scipy is not None and name is not None and (module or "").startswith("scipy.linalg"):
+        return f"scipy.linalg.{name}" if getattr(scipy.linalg, name, None) is fn else None
     owner = getattr(fn, "__self__", None)  # `scipy.stats.norm.logpdf`: a method of a distribution
     if scipy is not None and owner is not None and not isinstance(owner, type) and "scipy.stats" in (module or ""):
         family = next(k for k, v in vars(scipy.stats).items() if v is owner)
@@ -229,7 +234,9 @@ def test_rule_matches_finite_differences(op, write, sample, shapes, dtype):
             params.append(f"x{k}")
             args.append(value)
         written.append(f"x{k}" if passed else _literal(value))
-    imports = "import math\n\nimport numpy as np\n" + ("import scipy.special\nimport scipy.stats\n" if scipy else "")
+    imports = "import math\n\nimport numpy as np\n" + (
+        "import scipy.linalg\nimport scipy.special\nimport scipy.stats\n" if scipy else ""
+    )
     f = load_function(f"{imports}\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule")
     ct = _in(dtype, _like(f(*args), rng))
     wide = [_in(np.float64, a) for a in args]  # the same values, for finite differences in float64
