@@ -37,6 +37,7 @@ from .optimise import simplify
 from .read.fence import fence
 from .read.source import ParsedFunction, Watch, parse_function
 from .rewrite import as_written, assignments, blocks, copies, views
+from .rewrite import tries as try_statements
 from .runtime.cost import collector_paused
 from .target.statements import Def
 
@@ -77,7 +78,7 @@ def read(f: FrontEndFunction) -> None:
 
 
 def run_as_written(f: FrontEndFunction) -> None:
-    """Statements chadpy does not differentiate (`raise`, `try`, `global`, ...) become calls of themselves."""
+    """Statements chadpy does not differentiate (`raise`, `global`, `del`, ...) become calls of themselves."""
     as_written.as_written(f.parsed)
 
 
@@ -89,6 +90,11 @@ def fence_(f: FrontEndFunction) -> None:
 def with_blocks(f: FrontEndFunction) -> None:
     """`with cm as v: body` is `__enter__`, the body, `__exit__`."""
     blocks.with_blocks(f.parsed)
+
+
+def tries(f: FrontEndFunction) -> None:
+    """Each statement of a `try` body is an attempted call of a function of it; handlers test what it caught."""
+    try_statements.tries(f.parsed)
 
 
 def element_assignments(f: FrontEndFunction) -> None:
@@ -121,6 +127,7 @@ FRONT_END = (
     Pass("as_written", run_as_written, "source"),
     Pass("fence", fence_, "source"),
     Pass("with_blocks", with_blocks, "source"),
+    Pass("tries", tries, "source"),
     Pass("element_assignments", element_assignments, "source"),
     Pass("follow_copies", follow_copies, "source"),
     Pass("follow_views", follow_views, "source"),

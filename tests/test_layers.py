@@ -55,7 +55,7 @@ STAGES = {
         "",
     ],
     "read": ["", "scope", "source", "fence"],  # reading and checking the source
-    "rewrite": ["", "blocks", "as_written", "assignments", "copies", "views"],  # gast -> gast
+    "rewrite": ["", "blocks", "as_written", "tries", "assignments", "copies", "views"],  # gast -> gast
     # gast -> core IR: the rules below the protocol they call back through, the dispatcher last
     "lower": [
         "",
@@ -65,6 +65,7 @@ STAGES = {
         "control",
         "resolve",
         "as_written",
+        "tries",
         "desugar",
         "objects",
         "updates",

@@ -51,6 +51,7 @@ def test_the_passes_are_listed_once_each_in_the_order_they_run():
         "as_written",
         "fence",
         "with_blocks",
+        "tries",
         "element_assignments",
         "follow_copies",
         "follow_views",

@@ -22,6 +22,7 @@ from ..ir.types import Float, Tup, VType, is_active, of_value
 from ..pipeline import build
 from ..read.source import Watch
 from ..rules.registry import lookup
+from ..runtime.scalar import UNASSIGNED
 from .conversions import from_user, to_user
 
 CACHE_ATTR = "__chad_cache__"
@@ -232,6 +233,8 @@ def scalar_seed(fn: Callable, value: Any, loc: Loc) -> float:
         and (value.dtype.kind == "f")
     ):
         return 1.0
+    if value is UNASSIGNED:  # the variable returned is not assigned on the path taken: as the plain call
+        raise UnboundLocalError(f"{loc.function} returns a local variable not assigned on the path taken\n{loc}")
     raise ChadTypeError(
         f"grad of {getattr(unwrap(fn), '__name__', fn)} needs a scalar float output, "
         f"got {type(value).__name__}; use vjp for others",

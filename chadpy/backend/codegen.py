@@ -55,6 +55,7 @@ from ..target.statements import (
     Replay,
     Return,
     Stmt,
+    Try,
     While,
     local_names,
 )
@@ -266,6 +267,12 @@ class _Printer:
                 self.lines.append(f"{indent}else:")
                 self.stmts(s.orelse, inner, shown)
                 return
+        elif isinstance(s, Try):
+            self.emit(s, "try:", indent)
+            self.stmts(s.body, inner, shown)
+            self.lines.append(f"{indent}except {g(s.catch)} as {s.caught}:")
+            self.stmts(s.handler, inner, shown)
+            return
         elif isinstance(s, For):
             self.emit(s, f"for {s.target} in {g(s.iter)}:", indent)
         elif isinstance(s, While):

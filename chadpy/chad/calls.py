@@ -17,8 +17,10 @@ import inspect
 from ..infer.inference import Spec, default_positions, python_defaults
 from ..ir import nodes as ir
 from ..ir.types import holds_function, is_active
-from ..target.expressions import Attr, CallX, DictX, Expr, Item, Lit, Name, Obj
-from ..target.statements import Assign, Def, Stmt, unpack
+from ..runtime.cotangents import tuple_part
+from ..runtime.scalar import unassigned_read
+from ..target.expressions import Attr, CallX, DictX, Expr, Item, Lit, Name, Obj, TupleX, call
+from ..target.statements import Assign, Def, If, Stmt, Try, unpack
 from .context import Rules
 
 
@@ -43,7 +45,10 @@ def user_call(c: Rules, e: ir.Call, let: ir.Let, depth: int, bp: str | None) -> 
 def apply(c: Rules, e: ir.Apply, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:
     """D[f(a1..an)] for a function value f: its closed code on (f.env, a1..an) (Appendix C);
     the code's backpropagator gives the cotangent of f's captured values (f's own) and the arguments'."""
-    callee = c.spec.callees[id(e)]
+    callee = c.spec.callees.get(id(e))
+    if callee is None:  # an argument is a variable not assigned on this path: reading it raises
+        catch = c.primal(e.catch) if e.catch is not None else TupleX([])
+        return [Assign(ir.target_names(let.target), call(unassigned_read, catch))]
     lifted = isinstance(callee.fn.captured, tuple)
     atoms: list[ir.Atom | tuple[ir.Atom, int]] = ([e.fn] if lifted else []) + e.args
     env = Attr(c.primal(e.fn), "env")
@@ -62,7 +67,10 @@ def apply(c: Rules, e: ir.Apply, let: ir.Let, depth: int, bp: str | None) -> lis
         if lifted
         else f"{ir.format_atom(e.fn)} captures nothing: a plain call"
     )
-    return invoke(c, callee, atoms, args, let, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
+    if e.catch is not None:
+        rule += "; only where it completed (the call is attempted)"
+    comment = f"D[{ir.format_expr(e, '')}]: {rule}"
+    return invoke(c, callee, atoms, args, let, depth, bp, comment, e.catch)
 
 
 def invoke(
@@ -74,25 +82,45 @@ def invoke(
     depth: int,
     bp: str | None,
     comment: str,
+    catch: ir.Atom | None = None,
 ) -> list[Stmt]:
     """Call a specialisation's CHAD form; its backpropagator's cotangents go to `atoms`' slots
-    (an (f, k) pair: into component k of function value f's, where a default came from)."""
+    (an (f, k) pair: into component k of function value f's, where a default came from). With `catch`, the
+    call is attempted: its value is <completed, the exception caught, the result>."""
     target = let.target
     saved = c.names.fresh("_".join(ir.target_names(target)) + "_saved") if bp is not None else "_"
     result = c.names.fresh("result") if isinstance(target, tuple) else target
     out: list[Stmt] = [Assign([result, saved], CallX(Name(callee.name), args))]
+    d: Expr = Name(c.d)
+    if catch is not None:
+        out = [_attempted(c, out[0], result, c.primal(catch))]
+        d = call(tuple_part, d, Lit(2), c.zero(callee.result))  # the result's part of the outcome's cotangent
     if isinstance(target, tuple):
         out.append(Assign(list(target), Name(result)))
     if bp is None:
         return out
     parts = [c.cotangent_name(a) if is_active(t) else "_" for a, t in zip(atoms, callee.sig)]
-    body: list[Stmt] = [unpack(parts, CallX(Name(callee.backward), [Name(saved), Name(c.d)]))]
+    body: list[Stmt] = [unpack(parts, CallX(Name(callee.backward), [Name(saved), d]))]
     for a, p in zip(atoms, parts):
         if p != "_" and isinstance(a, tuple):
             body += c.var(a[0], DictX([Lit(a[1])], [Name(p)]))
         elif p != "_":
             body += c.var(a, Name(p))
+    if catch is not None:  # the callee's backpropagator where it completed
+        body = [If(Item(Name(result), Lit(0)), body, [], comment="where the call completed")]
     if c.rewinds.needed(let):
         c.rewinds.add(body, out)
     out.append(Def(bp, [c.d, c.acc], body, comment=comment, env=c.env(depth)))
     return out
+
+
+def _attempted(c: Rules, called: Assign, outcome: str, catch: Expr) -> Try:
+    """`try: value, saved = code(...); outcome = (True, None, value) except catch as e: outcome = (False, e, None)`
+    (what the backpropagator reads is None where nothing completed)."""
+    value, saved = c.names.fresh("value"), called.targets[1]
+    caught = c.names.fresh("exception")
+    handler: list[Stmt] = [Assign([outcome], TupleX([Lit(False), Name(caught), Lit(None)]))]
+    if saved != "_":
+        handler.append(Assign([saved], Lit(None)))
+    body = [Assign([value, saved], called.value), Assign([outcome], TupleX([Lit(True), Lit(None), Name(value)]))]
+    return Try(body, catch, caught, handler)

@@ -22,6 +22,7 @@ from ..errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from ..ir import nodes as ir
 from ..ir.records import Constructor, is_namedtuple
 from ..ir.types import (
+    BOOL,
     BOTTOM,
     INT,
     NONE,
@@ -54,6 +55,7 @@ from ..names import numbered
 from ..read.source import Watch
 from ..rules.kinds import UNKNOWN, as_array
 from ..rules.registry import lookup, resolve
+from ..runtime.scalar import UNASSIGNED
 from . import ownership
 
 _MAX_ROUNDS = 50
@@ -85,6 +87,8 @@ class Spec:
         if isinstance(atom, ir.Var):
             return self.types[atom.name]
         if isinstance(atom, ir.Ref):  # outside data: typed once per name (a list's walk is not repeated)
+            if atom.value is UNASSIGNED:  # a variable read where it is not assigned: nothing after it completes
+                return BOTTOM
             if atom.path not in self.outside:
                 self.outside[atom.path] = of_value(atom.value, False)
             return self.outside[atom.path]
@@ -264,26 +268,11 @@ class _Infer:
             return Rec(e.cls, tuple(zip(e.names, values)))
         if isinstance(e, ir.MakeClosure):
             return Fn(e.code, tuple(self.atom(a) for a in e.captured))
+        if isinstance(e, ir.Apply) and e.catch is not None:  # an attempt: <ok, the exception, the result>
+            result = self.applied(e)
+            return BOTTOM if result is BOTTOM else Tup((BOOL, OBJECT, result))
         if isinstance(e, ir.Apply):
-            fn = self.atom(e.fn)
-            if isinstance(fn, Rec):  # an object with `__call__`
-                return self.resolved(e, objects.object_call(e, fn))
-            if fn == OBJECT:  # data chadpy does not look into (a class made as written): called as it is
-                self.spec.methods[id(e)] = data_call = objects.data_apply(e)
-                return self.prim(data_call)
-            if fn is BOTTOM or not isinstance(fn, Fn) and not self.strict:
-                return BOTTOM  # perhaps not known yet (a list still being built)
-            if not isinstance(fn, Fn):
-                raise ChadTypeError(
-                    f"`{ir.format_atom(e.fn)}` is called, but it is not a function value chadpy made or can read "
-                    f"(it is {describe(fn)})"
-                )
-            args = tuple(self.atom(a) for a in e.args)
-            if not isinstance(fn.code, ir.Function):  # a module-level function: its own defaults
-                defaults = tuple(of_value(d, False) for d in python_defaults(fn.code, len(args)))
-                return self.call(e, fn.code, (*args, *defaults), always=True)
-            defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
-            return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
+            return self.applied(e)
         if isinstance(e, ir.MakeTuple):
             return Tup(tuple(self.atom(a) for a in e.items))
         if isinstance(e, ir.MakeList):
@@ -301,6 +290,28 @@ class _Infer:
         if isinstance(e, ir.Loop):
             return self.loop(e)
         raise AssertionError(e)
+
+    def applied(self, e: ir.Apply) -> VType:
+        """The type of a call of a function value."""
+        fn = self.atom(e.fn)
+        if isinstance(fn, Rec):  # an object with `__call__`
+            return self.resolved(e, objects.object_call(e, fn))
+        if fn == OBJECT:  # data chadpy does not look into (a class made as written): called as it is
+            self.spec.methods[id(e)] = data_call = objects.data_apply(e)
+            return self.prim(data_call)
+        if fn is BOTTOM or not isinstance(fn, Fn) and not self.strict:
+            return BOTTOM  # perhaps not known yet (a list still being built)
+        if not isinstance(fn, Fn):
+            raise ChadTypeError(
+                f"`{ir.format_atom(e.fn)}` is called, but it is not a function value chadpy made or can read "
+                f"(it is {describe(fn)})"
+            )
+        args = tuple(self.atom(a) for a in e.args)
+        if not isinstance(fn.code, ir.Function):  # a module-level function: its own defaults
+            defaults = tuple(of_value(d, False) for d in python_defaults(fn.code, len(args)))
+            return self.call(e, fn.code, (*args, *defaults), always=True)
+        defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
+        return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
 
     def resolved(self, e: ir.Expr, call: ir.Call) -> VType:
         """The type of the call a method call, a property or an object's call makes here."""

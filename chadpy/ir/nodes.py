@@ -21,6 +21,7 @@ Python maps onto it as follows (one node per idea):
 | `obj.x`, `obj.m(a)`, a dataclass's or namedtuple's fields | `Field`, `MethodCall` (resolved per type), `MakeRecord` |
 | `obj.x = v` in `__init__` | `Prim` (`setattr`, a functional update) |
 | `lambda`, nested `def`; calling a function value | `MakeClosure`, `Apply` |
+| a statement of a `try` body (a call of a function of it, `rewrite/tries.py`) | `Apply` with `catch` |
 
 Functions as values are closure-converted (Section 9, Appendix C; `closures.py`):
 a `lambda` or nested `def` becomes `MakeClosure(code, captured)`, a pair of a
@@ -108,10 +109,13 @@ class MakeClosure:
 
 @dataclass
 class Apply:
-    """A call of a function value (`MakeClosure`): its code on its environment and `args`."""
+    """A call of a function value (`MakeClosure`): its code on its environment and `args`. With `catch` (a
+    statement of a `try` body, `rewrite/tries.py`), the call is attempted: its value is `<True, None, result>`,
+    or `<False, exception, None>` when the code raises an exception of the classes `catch` holds."""
 
     fn: Atom
     args: list[Atom]
+    catch: Atom | None = None
 
 
 @dataclass
@@ -312,8 +316,10 @@ def operands(e: Expr) -> list[Atom]:
             return [e]
         case Prim(_, args) | Call(_, args):
             return list(args)
-        case Apply(fn, args):
+        case Apply(fn, args, None):
             return [fn, *args]
+        case Apply(fn, args, catch):
+            return [fn, *args, catch]
         case MakeClosure(_, captured):
             return list(captured)
         case MakeTuple(items) | MakeList(items):
@@ -386,8 +392,10 @@ def format_expr(e: Expr, indent: str = "", types: Mapping[str, object] | None = 
             return f"call {code_name(fn)}({args(xs)})"
         case MakeClosure(code, captured):
             return f"closure {code_name(code)}<{args(captured)}>"
-        case Apply(fn, xs):
+        case Apply(fn, xs, None):
             return f"{format_atom(fn)}({args(xs)})"
+        case Apply(fn, xs, catch):
+            return f"try {format_atom(fn)}({args(xs)}) except {format_atom(catch)}"
         case MakeTuple(items):
             return f"<{args(items)}>"
         case MakeList(items):

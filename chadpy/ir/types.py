@@ -193,7 +193,9 @@ class Dct(VType):
             for k, t in self.fields:
                 if k == key:
                     return t
-            raise ChadTypeError(f"the dict has no key {key!r}")
+            # not there when the function was read: read when it runs (a KeyError there, as in Python, or a
+            # value a statement run as written stored since: data, which no derivative flows through)
+            return OBJECT
         return item_join(self)
 
 

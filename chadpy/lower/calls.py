@@ -18,9 +18,10 @@ from ..ir import nodes as ir
 from ..ir.records import constructible, is_record
 from ..read import scope
 from ..rewrite.as_written import AsWritten
+from ..rewrite.tries import Attempt
 from ..rules.registry import METHODS, lookup
 from ..rules.sequences import OVER_SEQUENCE
-from . import as_written, closures, desugar, objects, resolve, updates
+from . import as_written, closures, desugar, objects, resolve, tries, updates
 from .context import Lowering
 
 
@@ -43,6 +44,8 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     path, fn = lw.resolver.callee(func, env)
     if isinstance(fn, AsWritten):  # a statement run as written
         return as_written.call(lw, fn, node, env, lets)
+    if isinstance(fn, Attempt):  # a statement of a `try` body
+        return tries.attempt(lw, node, env, lets)
     if isinstance(fn, functools.partial):
         node, fn = resolve.partial_call(lw, fn, path, node, env)
     loop = desugar.loop_call(lw, fn, path, node, env, lets)

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import gast
 
-from ..errors import UnsupportedSyntax
 from ..ir import nodes as ir
 from ..read import scope
+from ..runtime.scalar import UNASSIGNED
 from . import closures
 from .context import Lowering
 
@@ -141,12 +141,13 @@ def join_if(lw: Lowering, stmt: gast.If, cond: ir.Atom, env: dict, lets: list, l
     loc = lw.parsed.loc(stmt)
 
     def finish(branch_env: dict, branch_lets: list) -> ir.Block:
-        for v in joined:
-            if v not in branch_env:
-                raise lw.error(
-                    UnsupportedSyntax, f"variable `{v}` is not assigned on every path through this `if`", stmt
-                )
-        values = [closures.current(lw, branch_env, v, branch_lets, stmt) for v in joined]
+        # a variable this branch leaves unassigned: Python raises reading it after the `if`
+        values = [
+            closures.current(lw, branch_env, v, branch_lets, stmt)
+            if v in branch_env
+            else ir.Ref("unassigned", UNASSIGNED)
+            for v in joined
+        ]
         if len(joined) <= 1:
             return ir.Block(branch_lets, values[0] if values else ir.Const(None))
         t = lw.names.fresh("joined")

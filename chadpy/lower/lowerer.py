@@ -28,7 +28,7 @@ from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction, Watch
 from ..rules.registry import ATTRIBUTES, OPERATORS, PRIMITIVES
-from ..runtime.scalar import check
+from ..runtime.scalar import UNASSIGNED, check
 from . import calls, closures, control, desugar, objects, updates
 from .outside import Resolver
 
@@ -250,8 +250,8 @@ class Lowerer:
         call (used right away), "value" anywhere else (it may be kept)."""
         if name in env:
             return closures.current(self, env, name, lets, node, use)
-        if name in self.locals:
-            raise self.error(UnsupportedSyntax, f"local variable `{name}` may be used before it is assigned", node)
+        if name in self.locals:  # not assigned on the path that got here: Python raises reading it
+            return ir.Ref("unassigned", UNASSIGNED)
         return self.resolver.outside(name, self.resolver.global_value(name, node), node)
 
     # ------------------------------------------------------------ expressions

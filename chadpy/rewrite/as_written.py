@@ -1,10 +1,10 @@
 """Statements that run as Python runs them: what chadpy does not differentiate, where no derivative flows.
 
-`raise`, `try`, `global` and `nonlocal` state, `del`, a `class` statement, an `import` chadpy cannot
+`raise`, `global` and `nonlocal` state, `del`, a `class` statement, an `import` chadpy cannot
 do ahead, and writes into objects the function was given (`self.calls += 1`, `a.b.c = v`,
 `self.cache[k] = v`) are not part of the differentiated language. They are not rejected for their
 syntax: each is compiled, as written, into a Python function of the variables it reads (`AsWritten`),
-and the statement becomes a call of it in the tree, `(y,) = try_at_line_12(x, y)`; a `raise` is
+and the statement becomes a call of it in the tree, `(y,) = set_at_line_12(x, y)`; a `raise` is
 `return raise_at_line_5(x)` (the call never returns, so the rest of its block is not on its path).
 
 Whether a derivative flows there is decided later, by the types (`lower/as_written.py`): a statement
@@ -34,12 +34,13 @@ from .blocks import gast_name
 # Statements that run as written wherever they are: the name their call takes, what they are.
 _KINDS = {
     gast.Raise: ("raise", "`raise` statement"),
-    gast.Try: ("try", "`try` statement"),
     gast.Delete: ("del", "`del` statement"),
     gast.ClassDef: ("class", "`class` statement"),
     gast.Import: ("import", "`import` statement"),
     gast.ImportFrom: ("import", "`import` statement"),
 }
+# Methods that change the list, dict or set they are called on (an outside one's call runs as written).
+_MUTATORS = scope.UPDATING | {"update", "clear", "remove", "add", "discard", "sort", "reverse", "popitem"}
 _STORE = ("store", "write into an object the function did not make")
 _DECLARED = ("set", "assignment of a `global` or `nonlocal` variable")
 
@@ -60,8 +61,8 @@ class AsWritten:
     """A statement compiled as written: `fn(*inputs)` runs it and returns the values of `outputs`
     after it (a tuple), or the value read (`reads`: a `global` variable read in an expression)."""
 
-    name: str  # the call's name in the tree, `try_at_line_12`
-    what: str  # what the statement is, for messages: "`try` statement"
+    name: str  # the call's name in the tree, `set_at_line_12`
+    what: str  # what the statement is, for messages: "`del` statement"
     fn: types.FunctionType
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
@@ -86,7 +87,8 @@ class _Scope:
     reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
 
     def __post_init__(self) -> None:
-        self.own = frozenset(scope.local_names(self.node))
+        body = scope.function_body(self.node)  # a name it only updates (`LOG.append(v)`) is not its own
+        self.own = frozenset(scope.assigned(body, attributes=False, updates=False)) | set(scope.parameters(self.node))
         self.reassigned = frozenset(scope.assigned(scope.function_body(self.node), attributes=False))
 
     @property
@@ -147,19 +149,41 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             _function(parsed, _Scope(stmt, frozenset(s.local)), names)
             out.append(stmt)
             continue
-        for part in ("body", "orelse"):
-            inner = getattr(stmt, part, None)
-            if isinstance(inner, list) and inner:
-                setattr(stmt, part, _statements(parsed, inner, s, names) or [gast.copy_location(gast.Pass(), stmt)])
+        for handler in getattr(stmt, "handlers", ()):
+            _name_reraised(handler, s, names)
+        for holder in (stmt, *getattr(stmt, "handlers", ())):  # a `try`'s handlers hold statements too
+            for part in ("body", "orelse", "finalbody"):
+                inner = getattr(holder, part, None)
+                if isinstance(inner, list) and inner:
+                    new = _statements(parsed, inner, s, names) or [gast.copy_location(gast.Pass(), stmt)]
+                    setattr(holder, part, new)
         if s.declared or s.stored_attributes:
             _read_as_written(parsed, stmt, s, names)
         out.append(stmt)
     return out
 
 
+def _name_reraised(handler: gast.ExceptHandler, s: _Scope, names: NameSupply) -> None:
+    """A bare `raise` in a handler raises the exception it handles: `raise e` (the handler runs outside
+    Python's `except` once `tries` has rewritten the statement)."""
+    bare = [n for n in scope.scope_walk(handler.body) if isinstance(n, gast.Raise) and n.exc is None]
+    if not bare:
+        return
+    if handler.name is None:
+        handler.name = gast_name(names.fresh("handled"), gast.Store)
+        s.introduced.add(handler.name.id)
+    for n in bare:
+        n.exc = gast.copy_location(gast_name(handler.name.id), n)
+
+
 def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
     """A write into an object the function was given or reads from outside: `self.n = v` on a
-    parameter never assigned, `a.b.c = v`, `self.cache[k] = v`, `obj.xs[i] = v`."""
+    parameter never assigned, `a.b.c = v`, `self.cache[k] = v`, `obj.xs[i] = v`, `STATS[k] += 1`,
+    `LOG.append(v)`, `self.history.append(v)`."""
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        method = stmt.value.func
+        if isinstance(method, gast.Attribute) and method.attr in _MUTATORS and not _owned(method.value, s):
+            return _STORE
     if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         return None
     for t in _targets(stmt):
@@ -167,6 +191,8 @@ def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
             return _STORE
         if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Attribute) and not _owned(t.value.value, s):
             return _STORE
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id not in s.local:
+            return _STORE  # an element of outside data: `STATS["calls"] += 1`
     return None
 
 
@@ -321,7 +347,7 @@ def _call(
     stores = any(
         isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store) for n in scope.walk(stmt)
     )
-    stores |= kind is _DECLARED  # a `global` variable read back later would be data
+    stores |= kind in (_DECLARED, _STORE)  # what it stores (a `global` variable, `LOG.append(v)`) is data read back
     written = AsWritten(name, what, fn, inputs, outputs, isinstance(stmt, gast.Raise), stores, reads)
     parsed.outside[name] = written
     return written

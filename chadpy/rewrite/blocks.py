@@ -41,7 +41,7 @@ def rewrite_blocks(
     it is made at the first rewrite (most functions have nothing to rewrite)."""
     names = None
     for node in scope.outline(parsed.tree):  # statement lists are never inside an expression
-        for field in ("body", "orelse"):
+        for field in ("body", "orelse", "finalbody"):
             stmts = getattr(node, field, None)
             if isinstance(stmts, list) and any(map(holds, stmts)):
                 if names is None:

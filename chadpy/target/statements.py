@@ -121,6 +121,30 @@ class If(Stmt):
 
 
 @dataclass(eq=False)
+class Try(Stmt):
+    """`try: body except catch as caught: handler` (the forward pass of a call a `try` statement guards)."""
+
+    body: list[Stmt]
+    catch: Expr
+    caught: str
+    handler: list[Stmt]
+
+    def binds(self) -> list[str]:
+        return [self.caught]
+
+    def exprs(self) -> list[Expr]:
+        return [self.catch]
+
+    def bodies(self) -> list[list[Stmt]]:
+        return [self.body, self.handler]
+
+    def map(self, name: Names, expr: Exprs, body: Bodies) -> Stmt:
+        return replace(
+            self, catch=expr(self.catch), caught=name(self.caught), body=body(self.body), handler=body(self.handler)
+        )
+
+
+@dataclass(eq=False)
 class Def(Stmt):
     """A function of the generated code (a specialisation's forward or backward half, or a backpropagator closure
     before lifting); `env` is a backpropagator's Γ."""
@@ -486,8 +510,8 @@ def assigned(stmts: list[Stmt], always: bool = False) -> list[str]:
             out += s.targets
         elif isinstance(s, Def):
             out.append(s.name)
-        elif isinstance(s, If):
-            then, orelse = assigned(s.body, always), assigned(s.orelse, always)
+        elif isinstance(s, (If, Try)):
+            then, orelse = (assigned(b, always) for b in s.bodies())
             out += [n for n in then if n in orelse] if always else then + orelse
     return out
 

@@ -48,11 +48,9 @@ def uses_global(x):
     return x  # `counter` read back would carry no derivative: refused
 
 
-def uses_try(x):
-    try:
-        return x * 2.0
-    except ValueError:
-        return x
+def uses_yield(x):
+    y = x * 2.0
+    yield y
 
 
 not_a_function = 3.0
@@ -227,7 +225,7 @@ def test_parse_arg():
         ("{example}:not_a_function", "is not a Python function"),
         ("{example}", "expected FILE.py:FUNC"),
         ("{example}:uses_global", "reads `x`, which carries a derivative here"),
-        ("{example}:uses_try", "`return`, `break` or `continue` inside a `try` statement is not supported yet"),
+        ("{example}:uses_yield", "`yield` (generators) is not supported"),
     ],
 )
 def test_errors_exit_2_without_traceback(example, capsys, target, message):
@@ -239,8 +237,8 @@ def test_errors_exit_2_without_traceback(example, capsys, target, message):
 
 
 def test_chad_error_shows_its_location(example, capsys):
-    _, _, err = run(capsys, "cost", f"{example}:uses_try", "1.0")
-    assert f'File "{example}", line ' in err and "in uses_try" in err
+    _, _, err = run(capsys, "cost", f"{example}:uses_yield", "1.0")
+    assert f'File "{example}", line ' in err and "in uses_yield" in err
 
 
 def test_wrong_number_of_arguments(example, capsys):

@@ -229,12 +229,11 @@ def test_a_zero_cotangent_at_a_pole_gives_zero_not_nan():
 # ---------------------------------------------------------------- where a derivative would flow: refused
 
 
-def try_on_the_path(x):
-    try:
-        y = math.log(x)
-    except ValueError:
-        y = 0.0
-    return y
+def class_on_the_path(x):
+    class Box:
+        scale = x
+
+    return Box.scale
 
 
 def stores_a_derivative(x):
@@ -244,9 +243,46 @@ def stores_a_derivative(x):
 
 
 @pytest.mark.parametrize(
-    ("f", "variable", "line"), [(try_on_the_path, "x", "try:"), (stores_a_derivative, "x", "CALLS = x")]
+    ("f", "variable", "line"), [(class_on_the_path, "x", "class Box:"), (stores_a_derivative, "x", "CALLS = x")]
 )
 def test_a_statement_a_derivative_would_flow_through_is_refused_naming_it(f, variable, line):
     with pytest.raises(chad.ChadTypeError, match=f"reads `{variable}`, which carries a derivative here") as info:
         chad.grad(f)(2.0)
     assert_located(str(info.value), f, line)
+
+
+# ---------------------------------------------------------------- writes into outside containers
+
+
+class Attention:
+    def __init__(self):
+        self.params = {}
+
+    def forward(self, x):
+        if not self.params:  # initialised on the first call, into a dict the object holds
+            self.params["scale"] = 2.0
+        return self.params["scale"] * x * x
+
+
+def test_a_key_stored_as_written_is_read_when_the_code_runs():
+    # regression: the key missing when the function was read made the read a dead path (a zero gradient)
+    layer = Attention()
+    assert chad.value_and_grad(layer.forward)(3.0) == (18.0, 12.0)
+    assert chad.grad(layer.forward)(1.0) == 4.0
+
+
+LOG: list[str] = []
+STATS = {"calls": 0}
+
+
+def logged(x):
+    STATS["calls"] += 1
+    LOG.append("x = {:.1f}".format(x))  # noqa: UP032 (str.format: data, run as it is)
+    return x**3
+
+
+def test_outside_lists_and_dicts_are_written_as_in_the_plain_call():
+    LOG.clear()
+    STATS["calls"] = 0
+    assert chad.grad(logged)(2.0) == 12.0
+    assert LOG == ["x = 2.0"] and STATS == {"calls": 1}

@@ -1,0 +1,287 @@
+"""`try` statements spelled as code chadpy differentiates: each statement of the body becomes the call of
+a function of it, attempted, and the rest of the body runs only where it completed.
+
+    try:                              caught = None
+        a = f(x)                      def line_3(x):
+        b = g(a)                          a = f(x)
+    except E as e:                        return (a,)
+        b = h(e)                      ok_3, caught, done_3 = attempt(E, line_3, x)
+                                      if ok_3:
+                                          (a,) = done_3
+                                          def line_4(a): ...
+                                          ok_4, caught, done_4 = attempt(E, line_4, a)
+                                          if ok_4:
+                                              (b,) = done_4
+                                      if caught is not None:
+                                          e = caught
+                                          b = h(e)
+
+`attempt(E, fn, *args)` is `(True, None, fn(*args))`, or `(False, exc, None)` when `fn` raises an
+exception `exc` of the classes `E` (`Apply` with `catch` in the IR). Its derivative runs fn's forward
+pass inside a Python `try`, and fn's backpropagator only where fn completed: the reverse pass follows the
+path the forward pass took, a body that raised part-way included (the statements it completed contribute,
+then the handler's). A statement either completes or changes nothing of the function's variables, as in
+Python: a tuple assignment or an update in place that raises half-way is the one difference (its first
+half is lost).
+
+An `if` in the body attempts its test, then its branches; a loop attempts its body and leaves at the first
+exception (a `while` loop's test, and the sequence a `for` loop walks, are not attempted). Handlers are an
+`isinstance` chain on the exception caught; `else` runs where none was. `finally: F` is a handler of every
+exception that runs F and raises it again, with F also before each way out (the statement's end, a
+`return`, a `break` or `continue` leaving it).
+
+The pass runs after `as_written` (a `raise` in the body is already its call) and `with_blocks`.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import gast
+
+from ..names import NameSupply
+from ..read import scope
+from ..read.source import ParsedFunction
+from .as_written import AsWritten
+from .blocks import gast_name
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What `attempt` names in the rewritten tree: `attempt(classes, fn, *args)` (module docstring)."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def _raise_again(exception: BaseException) -> None:
+    raise exception
+
+
+def tries(parsed: ParsedFunction) -> None:
+    """Rewrite every `try` statement of the function (and of the functions nested in it), in place."""
+    if not any(isinstance(n, gast.Try) for n in scope.outline(parsed.tree)):
+        return
+    names = NameSupply(scope.all_names(parsed.tree))
+    attempt = Attempt(names.fresh("attempt"))
+    parsed.outside[attempt.name] = attempt
+    for fn in scope.functions(parsed.tree):  # the outer first; each rewrites only its own scope
+        _Function(parsed, fn, names, attempt).rewrite()
+
+
+@dataclass(frozen=True)
+class _Try:
+    """A `try` statement being rewritten: the variable holding the exception caught, and the one holding
+    the classes it catches."""
+
+    caught: str
+    classes: str
+
+
+class _Function:
+    def __init__(self, parsed: ParsedFunction, node: gast.FunctionDef, names: NameSupply, attempt: Attempt):
+        self.parsed, self.node, self.names, self.attempt = parsed, node, names, attempt
+        self.local = scope.assigned(node.body, attributes=False, updates=False) | set(scope.parameters(node))
+
+    def rewrite(self) -> None:
+        self.node.body = self.block(self.node.body)
+
+    def block(self, stmts: list[gast.stmt]) -> list[gast.stmt]:
+        """The statements with each `try` among them (or nested in their blocks) rewritten."""
+        out: list[gast.stmt] = []
+        for s in stmts:
+            if isinstance(s, gast.Try):
+                out += self.rewritten(s)
+                continue
+            if not isinstance(s, gast.FunctionDef):  # a nested function is rewritten on its own
+                for part in ("body", "orelse"):
+                    inner = getattr(s, part, None)
+                    if isinstance(inner, list) and inner:
+                        setattr(s, part, self.block(inner))
+            out.append(s)
+        return out
+
+    def fresh(self, hint: str) -> str:
+        name = self.names.fresh(hint)
+        self.local.add(name)
+        return name
+
+    # ------------------------------------------------------------ one `try` statement
+
+    def rewritten(self, node: gast.Try) -> list[gast.stmt]:
+        final = node.finalbody
+        body, orelse = self.block(node.body), self.block(node.orelse)
+        handlers = [(h, self.block(h.body)) for h in node.handlers]
+        if final:  # F before each way out of the statement but its end
+            body, orelse = _before_exits(body, final, self), _before_exits(orelse, final, self)
+            handlers = [(h, _before_exits(b, final, self)) for h, b in handlers]
+        t = _Try(self.fresh("caught"), self.fresh("catches"))
+        types = [h.type for h, _ in handlers]
+        if final or any(c is None for c in types):  # with `finally`, every exception: F runs, then it goes on
+            classes: gast.expr = gast_name("BaseException")
+        else:
+            classes = types[0] if len(types) == 1 else gast.Tuple(types, gast.Load())
+        out = [
+            gast.Assign([gast_name(t.caught, gast.Store)], gast.Constant(None, None), None),
+            gast.Assign([gast_name(t.classes, gast.Store)], classes, None),
+            *self.attempted(body, t),
+        ]
+        # with `finally`, the handlers and `else` are attempted too: what they raise is `pending` until F has run
+        after = _Try(self.fresh("pending"), t.classes) if final else None
+        run = (lambda stmts: self.attempted(stmts, after)) if after else (lambda stmts: stmts)  # noqa: E731
+        chain: list[gast.stmt] = (
+            [gast.Assign([gast_name(after.caught, gast.Store)], gast_name(t.caught), None)]
+            if (after and all(c is not None for c in types))
+            else []
+        )  # no handler takes it: it goes on after F
+        for k, (h, hbody) in reversed(list(enumerate(handlers))):
+            named = [gast.Assign([h.name], gast_name(t.caught), None)] if h.name is not None else []
+            if k == len(handlers) - 1 and not chain:  # the exception is one of the classes: the last handler's
+                chain = named + run(hbody)
+            else:
+                matches = gast.Call(gast_name("isinstance"), [gast_name(t.caught), copy.deepcopy(h.type)], [])
+                chain = [gast.If(matches, named + run(hbody), chain)]
+        raised = gast.Compare(gast_name(t.caught), [gast.IsNot()], [gast.Constant(None, None)])
+        if after:
+            out.append(gast.Assign([gast_name(after.caught, gast.Store)], gast.Constant(None, None), None))
+        out.append(gast.If(raised, chain, run(orelse)))
+        if after:
+            again = AsWritten(
+                self.names.fresh("raise_again"), "`finally` clause", _raise_again, (after.caught,), (), True
+            )
+            self.parsed.outside[again.name] = again
+            pending = gast.Compare(gast_name(after.caught), [gast.IsNot()], [gast.Constant(None, None)])
+            reraise = gast.Return(gast.Call(gast_name(again.name), [gast_name(after.caught)], []))
+            out += [*final, gast.If(pending, [reraise], [])]
+        return _located(out, node)
+
+    # ------------------------------------------------------------ the body, statement by statement
+
+    def attempted(self, stmts: list[gast.stmt], t: _Try) -> list[gast.stmt]:
+        """The statements, each attempted, the rest of them only where it completed."""
+        if not stmts:
+            return []
+        s, rest = stmts[0], stmts[1:]
+        if isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal)):
+            return [s, *self.attempted(rest, t)]  # they cannot raise
+        if isinstance(s, gast.If):
+            branch = lambda test: [  # noqa: E731
+                gast.If(test, self.attempted(s.body, t), self.attempted(s.orelse, t)),
+                *self.after(rest, t),
+            ]
+            if isinstance(s.test, (gast.Name, gast.Constant)):
+                return _located(branch(s.test), s)
+            cond = self.fresh("cond")
+            test = gast.Assign([gast_name(cond, gast.Store)], s.test, None)
+            return self.head(_located([test], s)[0], t, lambda: _located(branch(gast_name(cond)), s))
+        if isinstance(s, (gast.For, gast.While)):
+            raised = gast.Compare(gast_name(t.caught), [gast.IsNot()], [gast.Constant(None, None)])
+            s.body = [*self.attempted(s.body, t), _located([gast.If(raised, [gast.Break()], [])], s)[0]]
+            s.orelse = self.attempted(s.orelse, t)
+            return [s, *self.after(rest, t)]
+        if isinstance(s, gast.Return) and self.raises(s.value):  # a `raise`: it never completes
+            return self.head(gast.copy_location(gast.Expr(s.value), s), t, lambda: [])
+        if isinstance(s, gast.Return) and (s.value is None or isinstance(s.value, (gast.Name, gast.Constant))):
+            return [s]  # it cannot raise
+        if isinstance(s, gast.Return):
+            returned = self.fresh("returned")
+            value = s.value if s.value is not None else gast.Constant(None, None)
+            assign = gast.copy_location(gast.Assign([gast_name(returned, gast.Store)], value, None), s)
+            return self.head(assign, t, lambda: _located([gast.Return(gast_name(returned))], s))
+        return self.head(s, t, lambda: self.attempted(rest, t))
+
+    def after(self, rest: list[gast.stmt], t: _Try) -> list[gast.stmt]:
+        """The statements after a block that may have caught an exception: only where it did not."""
+        done = self.attempted(rest, t)
+        if not done:
+            return []
+        clear = gast.Compare(gast_name(t.caught), [gast.Is()], [gast.Constant(None, None)])
+        return _located([gast.If(clear, done, [])], rest[0])
+
+    def head(self, s: gast.stmt, t: _Try, then) -> list[gast.stmt]:
+        """`def line_N(reads): s; return (assigned,)`, its attempt, and `then()` where it completed."""
+        line = self.parsed.loc(s).lineno
+        outputs = sorted(_assigned(s) & self.local)
+        inputs = sorted(scope.uses(s) & self.local)
+        fn = self.names.fresh(f"line_{line}")
+        params = gast.arguments([gast_name(n, gast.Param) for n in inputs], [], None, [], [], None, [])
+        result = gast.Return(gast.Tuple([gast_name(n) for n in outputs], gast.Load()))
+        define = gast.FunctionDef(fn, params, [s, result], [], None, None)
+        ok, done = self.fresh(f"ok_{line}"), self.fresh(f"done_{line}")
+        target = gast.Tuple([gast_name(n, gast.Store) for n in (ok, t.caught, done)], gast.Store())
+        args = [gast_name(t.classes), gast_name(fn), *map(gast_name, inputs)]
+        call = gast.Assign([target], gast.Call(gast_name(self.attempt.name), args, []), None)
+        completed = []
+        if outputs:
+            values = gast.Tuple([gast_name(n, gast.Store) for n in outputs], gast.Store())
+            completed.append(gast.Assign([values], gast_name(done), None))
+        completed = _located(completed, s) + then()
+        return _located([define, call], s) + (_located([gast.If(gast_name(ok), completed, [])], s) if completed else [])
+
+    def raises(self, value: gast.expr | None) -> bool:
+        """Whether a `return`'s value is the call of a `raise` run as written."""
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            written = self.parsed.outside.get(value.func.id)
+            return isinstance(written, AsWritten) and written.raises
+        return False
+
+
+def _assigned(s: gast.stmt) -> set[str]:
+    """The variables a statement changes: those it assigns, and those it updates in place (`x[i] = v`,
+    `xs.append(v)`)."""
+    out = scope.assigned([s], attributes=False)
+    for node in scope.scope_walk([s], comprehensions=False):
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
+            base = node.value
+            while isinstance(base, gast.Subscript):
+                base = base.value
+            if isinstance(base, gast.Name):
+                out.add(base.id)
+    return out
+
+
+def _before_exits(stmts: list[gast.stmt], final: list[gast.stmt], f: _Function, loop: bool = False) -> list[gast.stmt]:
+    """The statements with a copy of `final` before each `return` (its value computed first), and each `break`
+    or `continue` not inside a loop of their own."""
+    out: list[gast.stmt] = []
+    for s in stmts:
+        if isinstance(s, gast.Return) and f.raises(s.value):
+            out.append(s)  # a `raise`: F runs on the way the exception goes
+            continue
+        if isinstance(s, gast.Return):
+            if s.value is None or isinstance(s.value, gast.Constant):
+                out += [*_copy(final), s]
+            else:
+                returned = f.fresh("returned")
+                out += [gast.copy_location(gast.Assign([gast_name(returned, gast.Store)], s.value, None), s)]
+                out += [*_copy(final), gast.copy_location(gast.Return(gast_name(returned)), s)]
+            continue
+        if isinstance(s, (gast.Break, gast.Continue)) and not loop:
+            out += [*_copy(final), s]
+            continue
+        if not isinstance(s, gast.FunctionDef):
+            inside = loop or isinstance(s, (gast.For, gast.While))
+            for part in ("body", "orelse", "finalbody"):
+                inner = getattr(s, part, None)
+                if isinstance(inner, list) and inner:
+                    setattr(s, part, _before_exits(inner, final, f, inside and part == "body" or loop))
+            for h in getattr(s, "handlers", []):
+                h.body = _before_exits(h.body, final, f, loop)
+        out.append(s)
+    return out
+
+
+def _copy(stmts: list[gast.stmt]) -> list[gast.stmt]:
+    return [copy.deepcopy(s) for s in stmts]
+
+
+def _located(stmts: list[gast.stmt], origin: gast.AST) -> list[gast.stmt]:
+    """The statements, and every node in them without a place, at `origin`'s line."""
+    for s in stmts:
+        for n in scope.walk(s):
+            if isinstance(n, (gast.expr, gast.stmt)) and getattr(n, "lineno", None) is None:
+                gast.copy_location(n, origin)
+    return stmts

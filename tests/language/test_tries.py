@@ -1,0 +1,192 @@
+"""`try`/`except`/`else`/`finally` around differentiated code (issue 37): the reverse pass follows the path
+the forward pass took, a body that raised part-way included (the statements it completed contribute, and
+the handler's); the plain call's side effects happen in the derivative's forward pass too. Gradients are
+checked against central differences on each path."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import chadpy as chad
+from tests.support.fd import assert_grad_matches_fd
+
+
+def part_way(x):
+    a = x * x
+    try:
+        b = a * math.sin(x)
+        if b > 0.5:
+            raise ValueError("too big")
+        a = a * 3.0  # not reached when the body raised
+    except ValueError:
+        b = b + a  # a and b as the body left them
+    return a + b
+
+
+@pytest.mark.parametrize("x", [0.4, 1.2])  # the body completes; it raises at the second statement
+def test_a_body_that_raised_part_way_contributes_what_it_completed(x):
+    assert_grad_matches_fd(part_way, (x,))
+
+
+def safe_log(x):
+    try:
+        return math.log(x)
+    except ValueError:
+        return -1e3 * x
+
+
+@pytest.mark.parametrize("x", [2.0, -0.5])
+def test_return_inside_the_body_and_the_handler(x):
+    assert_grad_matches_fd(safe_log, (x,))
+
+
+def solve_or_regularise(A, b):
+    try:
+        L = np.linalg.cholesky(A)  # LinAlgError unless A is positive definite
+        x = np.linalg.solve(L @ L.T, b)
+    except np.linalg.LinAlgError:
+        x = np.linalg.solve(A + 3.0 * np.eye(len(b)), b)
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("indefinite", [False, True])
+def test_a_library_exception_selects_the_handlers_path(indefinite):
+    A = np.array([[1.0, 2.0], [2.0, 1.0]]) if indefinite else np.array([[2.0, 0.3], [0.3, 1.5]])
+    b = np.array([1.0, -0.5])
+    assert_grad_matches_fd(solve_or_regularise, (A, b))
+    before = A.copy()
+    chad.grad(solve_or_regularise)(A, b)
+    assert np.array_equal(A, before)  # the caller's data unchanged
+
+
+def dispatch(x, mode):
+    try:
+        if mode == "key":
+            y = {"a": x}["b"]
+        elif mode == "zero":
+            y = x / 0.0
+        else:
+            y = x * 2.0
+    except KeyError as missing:
+        y = x * len(str(missing))
+    except ZeroDivisionError:
+        y = x * x
+    else:
+        y = y + x
+    return y
+
+
+@pytest.mark.parametrize(("mode", "slope"), [("key", 3.0), ("zero", 2 * 1.5), ("plain", 3.0)])
+def test_handlers_are_chosen_by_the_class_of_the_exception_and_else_runs_without_one(mode, slope):
+    # str(KeyError('b')) is "'b'": three characters
+    assert chad.grad(dispatch)(1.5, mode) == pytest.approx(slope)
+
+
+def loop_that_stops(xs):
+    total = 0.0
+    try:
+        for k in range(len(xs)):
+            if xs[k] < 0.0:
+                raise ArithmeticError(k)
+            total = total + xs[k] ** 2
+    except ArithmeticError:
+        total = total * 10.0  # the iterations before the raise count
+    return total
+
+
+@pytest.mark.parametrize("xs", [np.array([0.5, 1.0, 2.0]), np.array([0.5, 1.0, -2.0, 3.0])])
+def test_a_loop_left_by_an_exception_keeps_the_iterations_it_completed(xs):
+    assert_grad_matches_fd(loop_that_stops, (xs,))
+
+
+def skip_bad_terms(xs):
+    total = 0.0
+    for x in xs:
+        try:
+            total = total + math.sqrt(x) * x
+        except ValueError:
+            continue
+    return total
+
+
+def test_a_try_inside_a_loop_catches_per_iteration():
+    xs = [0.5, -1.0, 2.0, -3.0, 1.5]
+    assert chad.grad(skip_bad_terms)(xs) == pytest.approx([1.5 * math.sqrt(x) if x > 0 else 0.0 for x in xs])
+
+
+CALLS: list[str] = []
+
+
+def with_finally(x, fail):
+    try:
+        y = x * x
+        if fail:
+            raise RuntimeError("no")
+        return y * x
+    except RuntimeError:
+        y = y + x
+    finally:
+        CALLS.append("finally")
+    return y
+
+
+@pytest.mark.parametrize(("fail", "slope"), [(False, 3 * 1.5**2), (True, 2 * 1.5 + 1.0)])
+def test_finally_runs_on_every_way_out(fail, slope):
+    CALLS.clear()
+    assert with_finally(1.5, fail) is not None and CALLS == ["finally"]
+    CALLS.clear()
+    assert chad.grad(with_finally)(1.5, fail) == pytest.approx(slope)
+    assert CALLS == ["finally"]
+
+
+def uncaught(x):
+    try:
+        y = x * 2.0
+        raise KeyError("mine")
+    except ValueError:
+        y = 0.0
+    finally:
+        CALLS.append("left")
+    return y
+
+
+def test_an_exception_no_handler_takes_leaves_after_finally():
+    CALLS.clear()
+    with pytest.raises(KeyError, match="mine"):
+        chad.grad(uncaught)(1.0)
+    assert CALLS == ["left"]
+
+
+def nested(x):
+    try:
+        try:
+            y = math.log(x)
+        except ValueError:
+            y = math.sqrt(-x)
+            if x < -4.0:
+                raise
+    except ValueError:
+        y = x
+    return y * x
+
+
+@pytest.mark.parametrize("x", [2.0, -1.0, -9.0])
+def test_nested_tries_and_a_bare_raise_in_a_handler(x):
+    assert_grad_matches_fd(nested, (x,))
+
+
+def one_branch(x):
+    if x > 0.0:
+        z = x * x
+    return z
+
+
+def test_a_variable_assigned_on_one_path_is_read_where_it_is_assigned():
+    assert chad.grad(one_branch)(1.5) == 3.0
+    with pytest.raises(UnboundLocalError):
+        one_branch(-1.5)
+    with pytest.raises(UnboundLocalError):  # as the plain call does
+        chad.grad(one_branch)(-1.5)
