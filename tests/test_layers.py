@@ -67,6 +67,7 @@ STAGES = {
         "as_written",
         "tries",
         "desugar",
+        "unpacking",
         "objects",
         "updates",
         "calls",

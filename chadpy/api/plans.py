@@ -150,7 +150,7 @@ def bind(fn: Callable, args: tuple, kwargs: dict) -> tuple:
     if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and not stars:
         return args  # the common case, without inspect's overhead
     try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     except TypeError as e:
         raise ChadError(f"{fn.__name__}: {e}") from None
     bound.apply_defaults()

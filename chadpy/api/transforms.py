@@ -64,16 +64,16 @@ def _leaving(error: Exception) -> Exception:
 
 def _explain(error: Exception) -> None:
     """Name the user's code in an error leaving chadpy (once, however many entry points it leaves)."""
-    if isinstance(error, ChadError):
-        error.located(caller_loc())
-        return
-    if getattr(error, "__chad_explained__", False):
-        return
-    error.__chad_explained__ = True
     tb, loc = error.__traceback__, None
     while tb is not None:  # the innermost line of a generated derivative
         loc = origin(tb.tb_frame.f_code.co_filename, tb.tb_lineno) or loc
         tb = tb.tb_next
+    if isinstance(error, ChadError):  # raised by chadpy's runtime: at the user's line the code comes from
+        error.located(loc or caller_loc())
+        return
+    if getattr(error, "__chad_explained__", False):
+        return
+    error.__chad_explained__ = True
     if loc is not None:
         error.add_note(f"raised in the derivative chadpy made, at the part that comes from\n{loc}")
 

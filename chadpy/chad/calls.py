@@ -13,12 +13,13 @@ flows runs the original function.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 from ..infer.inference import Spec, default_positions, python_defaults
 from ..ir import nodes as ir
 from ..ir.types import holds_function, is_active
 from ..runtime.cotangents import tuple_part
-from ..runtime.scalar import unassigned_read
+from ..runtime.scalar import merged, spread_call, unassigned_read
 from ..target.expressions import Attr, CallX, DictX, Expr, Item, Lit, Name, Obj, TupleX, call
 from ..target.statements import Assign, Def, If, Stmt, Try, unpack
 from .context import Rules
@@ -31,15 +32,36 @@ def user_call(c: Rules, e: ir.Call, let: ir.Let, depth: int, bp: str | None) -> 
     args = [c.primal(a) for a in e.args]
     callee = c.spec.callees.get(id(e))
     types = [c.type_of(a) for a in e.args] + ([callee.result] if callee else [])
-    if callee is None or bp is None and not any(holds_function(t) for t in types):
+    original = inspect.isfunction(e.fn)  # not code chadpy made (an attribute's call)
+    if callee is None or bp is None and original and not any(holds_function(t) for t in types):
         # no derivative flows and no function value passes: run the original function
-        fn = e.fn
-        params = list(inspect.signature(fn).parameters.values())
-        positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
-        keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
-        return [Assign(ir.target_names(target), CallX(Obj(fn, fn.__name__), positional, keywords))]
+        return [Assign(ir.target_names(target), _original_call(e.fn, args))]
     rule = "the callee's backpropagator gives its arguments' cotangents"
     return invoke(c, callee, e.args, args, let, depth, bp, f"D[{ir.format_expr(e, '')}]: {rule}")
+
+
+def _original_call(fn: Callable, args: list[Expr]) -> Expr:
+    """`fn` called on the values its parameters were bound to (one per parameter, in order): keyword-only ones
+    by name, a `*args` tuple and a `**kwargs` dict spread as Python binds them."""
+    params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+    star = [k for k, p in enumerate(params) if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    f = Obj(fn, fn.__name__)
+    if not star:
+        positional = [a for p, a in zip(params, args) if p.kind != p.KEYWORD_ONLY]
+        keywords = {p.name: a for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY}
+        return CallX(f, positional, keywords)
+    positional: Expr = TupleX(
+        [a for p, a in zip(params, args) if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    )
+    packed = [a for p, a in zip(params, args) if p.kind == p.VAR_POSITIONAL]
+    if packed:
+        positional = positional + packed[0]
+    named = [(p.name, a) for p, a in zip(params, args) if p.kind == p.KEYWORD_ONLY]
+    keywords: Expr = DictX([Lit(k) for k, _ in named], [a for _, a in named])
+    more = [a for p, a in zip(params, args) if p.kind == p.VAR_KEYWORD]
+    if more:
+        keywords = call(merged, keywords, more[0])
+    return call(spread_call, f, positional, keywords)
 
 
 def apply(c: Rules, e: ir.Apply, let: ir.Let, depth: int, bp: str | None) -> list[Stmt]:

@@ -127,6 +127,9 @@ class Chad:
         n_active = len(self.slot)
         result = spec.fn.body.result
         fwd, body_bp = self.block(spec.fn.body, n_active, "body")
+        for p in reversed(spec.copied):  # the function updates it in place: its own copy
+            comment = "the function updates it in place: a copy (the caller's stays as it is)"
+            fwd.insert(0, Assign([p], call(writes.copied_on_entry, Name(p)), comment=comment))
         if self.rewinds.log:
             fwd.insert(0, Assign([self.rewinds.log], call(writes.Writes), comment="the log of its in-place writes"))
         run: list[Stmt] = [

@@ -13,7 +13,9 @@ first argument (closure conversion, Appendix C).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import operator
 import types as pytypes
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,7 @@ from ..ir.types import (
     STR,
     Arr,
     Dct,
+    Float,
     Fn,
     Lst,
     Rec,
@@ -55,6 +58,7 @@ from ..names import numbered
 from ..read.source import Watch
 from ..rules.kinds import UNKNOWN, as_array
 from ..rules.registry import lookup, resolve
+from ..rules.scalar import ON_PATH
 from ..runtime.scalar import UNASSIGNED
 from . import ownership
 
@@ -82,6 +86,11 @@ class Spec:
     caller: tuple[Spec, Loc | None] | None = None  # the first call that needed it (for messages)
     references: ownership.Summary | None = None  # what a call of it does to references (`ownership`)
     outside: dict[str, VType] = field(default_factory=dict)  # the types of the outside data it reads
+    # id(ir.Case) -> the branch its condition takes, known from the kinds of values (`y is None`, y None);
+    # `fn` is then the code with only that branch (`_on_paths`), `full` the code as lowered
+    taken: dict[int, bool] = field(default_factory=dict)
+    full: ir.Function | None = None
+    copied: tuple[str, ...] = ()  # differentiated parameters it updates in place: copied on entry (`ownership`)
 
     def type_of(self, atom: ir.Atom) -> VType:
         if isinstance(atom, ir.Var):
@@ -193,7 +202,7 @@ class Program:
         for s in reachable:  # BOTTOM left over only on paths that never return
             s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = OBJECT if s.result is BOTTOM else s.result
-            ownership.check_ownership(s, self.callee_of)
+            ownership.check_ownership(s, self.callee_of, entry=s is entry)
         return reachable
 
 
@@ -209,10 +218,14 @@ class _Infer:
 
     def run(self) -> None:
         spec = self.spec
+        spec.fn = spec.full or spec.fn
         spec.types = dict(zip(spec.fn.params, spec.sig))
         spec.callees = {}
         spec.methods = {}
+        spec.taken = {}
+        self.defined: dict[str, ir.Expr] = {}
         spec.result = join(spec.result, self.block(spec.fn.body))
+        spec.full, spec.fn = (spec.fn, _on_paths(spec)) if spec.taken else (None, spec.fn)
 
     def block(self, block: ir.Block) -> VType:
         for let in block.lets:
@@ -220,6 +233,8 @@ class _Infer:
             try:
                 t = self.expr(let.expr)
                 self.bind(let.target, t)
+                if isinstance(let.target, str):
+                    self.defined[let.target] = let.expr
             except ChadError as e:
                 e.located(let.loc)
                 if isinstance(let.expr, (ir.Call, ir.Apply)):
@@ -286,10 +301,46 @@ class _Infer:
         if isinstance(e, ir.Read):
             return self.read(e)
         if isinstance(e, ir.Case):
-            return join(self.block(e.then), self.block(e.orelse))
+            return self.case(e)
         if isinstance(e, ir.Loop):
             return self.loop(e)
         raise AssertionError(e)
+
+    def case(self, e: ir.Case) -> VType:
+        """An `if`: the join of its branches' types. Where they cannot join (`return scores` if `y is None`, else
+        `loss, grads`), a test the kinds of the values decide specialises it to the branch it takes (`taken`):
+        the other branch is not in this specialisation."""
+        known = self.known_branch(e.cond)
+        if known is None:
+            return join(self.block(e.then), self.block(e.orelse))
+        taken, certain = known
+        if certain:  # a value that is None: the other branch is never taken
+            self.spec.taken[id(e)] = taken
+            return self.block(e.then if taken else e.orelse)
+        then, orelse = self.block(e.then), self.block(e.orelse)
+        try:
+            return join(then, orelse)
+        except ChadTypeError:
+            self.spec.taken[id(e)] = taken
+            return then if taken else orelse
+
+    def known_branch(self, cond: ir.Atom) -> tuple[bool, bool] | None:
+        """The value of an `if`'s test `v is None` (`is not`) where the kind of v decides it, and whether that is
+        certain: v is None (typed None: certain), or v is a parameter of a kind never
+        None (the specialisation of `def f(X, y=None)` to an array y; but a value joined with an optional one can
+        be None). The generated code checks it where it specialises the `if` (`on_path`)."""
+        test = self.defined.get(cond.name) if isinstance(cond, ir.Var) else None
+        if not (isinstance(test, ir.Prim) and test.op.name in ("is", "is_not") and ir.Const(None) in test.args):
+            return None
+        v = test.args[0] if test.args[1] == ir.Const(None) else test.args[1]
+        t = self.atom(v)
+        if t == NONE:
+            none, certain = True, True
+        elif isinstance(v, ir.Var) and v.name in self.spec.fn.params and _never_none(t):
+            none, certain = False, False
+        else:
+            return None
+        return (none if test.op.name == "is" else not none), certain
 
     def applied(self, e: ir.Apply) -> VType:
         """The type of a call of a function value."""
@@ -500,3 +551,41 @@ def _array_item(base: Arr, e: ir.Read, index: VType) -> VType:
     if None in advanced:
         return Arr(None, base.dtype, base.active)
     return element(base, dropped - added - max(advanced, default=0))
+
+
+def _never_none(t: VType) -> bool:
+    return isinstance(t, (Float, Arr, Tup, Lst, Dct, Rec, Fn)) or t in (INT, BOOL, STR)
+
+
+def _on_paths(spec: Spec) -> ir.Function:
+    """The function with each `if` in `spec.taken` replaced by the check of its test (`on_path`) and the branch
+    it takes (its lets, the same objects: what inference found for them stays theirs)."""
+    taken = spec.taken
+
+    def block(b: ir.Block) -> ir.Block:
+        lets: list[ir.Let] = []
+        for let in b.lets:
+            e = let.expr
+            if isinstance(e, ir.Case) and id(e) in taken:
+                branch = block(e.then if taken[id(e)] else e.orelse)
+                check = ir.Prim(ON_PATH, [e.cond, ir.Const(taken[id(e)])])
+                checked = numbered("_", spec.types)
+                spec.types[checked] = NONE
+                lets += [ir.Let(checked, check, let.loc), *branch.lets]
+                lets.append(ir.Let(let.target, branch.result, let.loc))
+            elif ir.blocks(e) and (inner := [block(x) for x in ir.blocks(e)]) != ir.blocks(e):
+                lets.append(ir.Let(let.target, _with_blocks(e, inner), let.loc))
+            else:
+                lets.append(let)
+        return b if all(map(operator.is_, lets, b.lets)) and len(lets) == len(b.lets) else ir.Block(lets, b.result)
+
+    return dataclasses.replace(spec.fn, body=block(spec.fn.body))
+
+
+def _with_blocks(e: ir.Expr, new: list[ir.Block]) -> ir.Expr:
+    """A case or loop with its blocks (in `ir.blocks`' order) replaced."""
+    if isinstance(e, ir.Case):
+        return dataclasses.replace(e, then=new[0], orelse=new[1])
+    if isinstance(e, ir.WhileLoop):
+        return dataclasses.replace(e, test=new[0], body=new[1])
+    return dataclasses.replace(e, body=new[0])

@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 from ..errors import UnsupportedSyntax
 from ..ir import nodes as ir
-from ..ir.types import Arr, Dct, Lst, Rec, Tup, VType, of_value
+from ..ir.types import Arr, Dct, Lst, Rec, Tup, VType, is_active, of_value
 from ..rules.records import SET_FIELD
 from ..rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES, VIEWED_AGAIN, WRITTEN_BACK
 
@@ -43,9 +43,26 @@ UsedAfter = Callable[[str], bool]  # whether a variable is read after the curren
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
 
 
-def check_ownership(spec: object, callee: Callee) -> None:
-    """Raise `UnsupportedSyntax` at an in-place update that another reference could see."""
-    _Owners(spec, callee, strict=True).function()
+def check_ownership(spec: object, callee: Callee, entry: bool = False) -> None:
+    """Raise `UnsupportedSyntax` at an in-place update that another reference could see. The entry point's
+    differentiated lists and arrays are its own: it updates a copy made on entry (`spec.copied`; the caller's
+    stay as they are, and the derivative is at the values on entry)."""
+    try:
+        _Owners(spec, callee, strict=True).function()
+    except UnsupportedSyntax:
+        given = {p for p, t in zip(spec.fn.params, spec.sig) if is_active(t) and isinstance(t, (Lst, Arr))}
+        if not (entry and given):
+            raise
+        owners = _Owners(spec, callee, strict=True)
+        owners.given = given
+        try:
+            owners.function()
+        except UnsupportedSyntax:
+            pass
+        else:
+            spec.copied = tuple(p for p in spec.fn.params if p in owners.updated_given)
+            return
+        raise
 
 
 def summary(spec: object, callee: Callee) -> Summary:
@@ -86,12 +103,14 @@ class _Owners:
         # variables whose values a derivative rule may read when the backward pass runs (an argument of an
         # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
         self.read_back: set[str] = set()
+        self.given: set[str] = set()  # parameters the function owns (copied on entry if it updates them)
+        self.updated_given: set[str] = set()  # those it updates in place
 
     def function(self) -> Summary:
         """Walk the function's body; return which parameters it may keep a reference to, and whether
         its result is a new object it owns."""
         body = self.spec.fn.body
-        end = self.block(body, set(), lambda name: False)
+        end = self.block(body, set(self.given), lambda name: False)
         kept = self.escaped | _atom_names(body.result)
         retains = tuple(bool(self.refs.referring(p) & kept) for p in self.spec.fn.params)
         result = _name(body.result)
@@ -241,6 +260,7 @@ class _Owners:
             )
         if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
             owned.discard(xs.name)
+            self.updated_given |= self.refs.updated_by(xs.name) & self.given
             return
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
@@ -355,6 +375,16 @@ class _References:
     def alias(self, name: str, *sources: str | None) -> None:
         """`name` holds the same object as (one of) `sources`."""
         self.same.setdefault(name, set()).update(s for s in sources if s is not None)
+
+    def updated_by(self, name: str) -> set[str]:
+        """The variables whose objects an update of `name`'s changes: its earlier names, and what it is a view
+        of (and their earlier names), transitively."""
+        out, todo = set(), [name]
+        while todo:
+            for n in self.earlier_names(todo.pop()) - out:
+                out.add(n)
+                todo.extend(self.views.get(n, ()))
+        return out
 
     def earlier_names(self, name: str) -> set[str]:
         """`name` and the earlier names of the same object (copies, loop state, branches)."""

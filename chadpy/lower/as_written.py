@@ -48,8 +48,9 @@ def _kind(written: AsWritten, types: list[VType]) -> VType:
             if written.stores
             else "reads what a statement run as written stored"
         )
+        value = f"`{written.shown[active[0]]}`" if active[0] in written.shown else f"`{active[0]}`"
         raise ChadTypeError(
-            f"this {written.what} reads `{active[0]}`, which carries a derivative here, and {does}: chadpy runs "
+            f"this {written.what} reads {value}, which carries a derivative here, and {does}: chadpy runs "
             "a statement it does not differentiate as Python runs it only where no derivative flows through it"
         )
     if written.raises:

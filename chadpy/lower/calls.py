@@ -1,9 +1,10 @@
 """Calls: which rule a call goes to, by what its callee is (`Lowerer.expr` sends every call here).
 
-A method of a local value is an update (`xs.append`), a NumPy method, or a method of the value's class;
-a method of outside data is run on it; a local function value is applied to its captured values and the
-arguments; an outside callee is a loop in disguise (`desugar`), a primitive, a user function, a class's
-constructor, an object with `__call__`, or data run as it is (`resolve`).
+A method of a local value is an update (`xs.append`), a NumPy method, or a method of the value's class; a
+method of outside data is run on it; a local function value is applied to its captured values and the
+arguments; an outside callee is a loop in disguise (`desugar`), a primitive, a user function (or the Python a
+rule is written in: `np.vectorize`), a class's constructor, a SciPy distribution (a record of its parameters:
+the frozen distribution), an object with `__call__`, or data run as it is (`resolve`).
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ import functools
 import types
 
 import gast
+import numpy as np
 
 from ..ir import nodes as ir
 from ..ir.records import constructible, is_record
 from ..read import scope
 from ..rewrite.as_written import AsWritten
 from ..rewrite.tries import Attempt
-from ..rules.registry import METHODS, lookup
+from ..rules.registry import AS_PYTHON, DATA_METHODS, DISTRIBUTIONS, METHODS, lookup
 from ..rules.sequences import OVER_SEQUENCE
 from . import as_written, closures, desugar, objects, resolve, tries, updates
 from .context import Lowering
@@ -35,8 +37,8 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
             return resolve.numpy_method_call(lw, node, env, lets)
         return objects.method(lw, node, env, lets)  # a method of the value's class
     outside = lw.resolver.data(func.value, env) if isinstance(func, gast.Attribute) else None
-    if outside is not None and is_record(outside[1]) and func.attr not in METHODS:
-        return objects.method(lw, node, env, lets)  # a method of an outside object of a user class
+    if outside is not None and (is_record(outside[1]) or func.attr in DATA_METHODS) and func.attr not in METHODS:
+        return objects.method(lw, node, env, lets)  # of an outside object of a user class, `DIST.logpdf(x)`
     if outside is not None:  # `X.sum()`, `rs.randn(3)`: a method of outside data
         return resolve.data_method_call(lw, outside, node, env, lets)
     if lw.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
@@ -48,6 +50,9 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         return tries.attempt(lw, node, env, lets)
     if isinstance(fn, functools.partial):
         node, fn = resolve.partial_call(lw, fn, path, node, env)
+    if isinstance(fn, np.vectorize):  # `v(x)` for an outside `v = np.vectorize(f)`: `vectorized(f, x)`
+        node, fn = resolve.vectorized_object(lw, fn, path, node, env, lets)
+    fn = as_python(fn)  # `np.vectorize`: Python chadpy reads
     loop = desugar.loop_call(lw, fn, path, node, env, lets)
     if loop is not None:
         return loop
@@ -60,6 +65,8 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
         return resolve.user_call(lw, fn, path, node, env, lets)
     if isinstance(fn, type) and constructible(fn):
         return objects.construct(lw, fn, path, node, env, lets)
+    if fn in DISTRIBUTIONS:  # `scipy.stats.norm(mu, 1.0)`: a record of its parameters
+        return objects.frozen_distribution(lw, DISTRIBUTIONS[fn], path, node, env, lets)
     if is_record(fn):  # an outside object with `__call__`: a call of that method
         return apply(lw, lw.resolver.outside(path, fn, node), node, env, lets)
     return resolve.data_call(lw, fn, path, node, env, lets)
@@ -73,3 +80,11 @@ def apply(lw: Lowering, fn: ir.Atom, node: gast.Call, env: dict, lets: list) -> 
     if node.keywords:
         args = closures.keyword_arguments(lw, fn, args, node, env, lets)
     return ir.Apply(fn, args)
+
+
+def as_python(fn: object) -> object:
+    """The Python chadpy reads for `fn` where a rule is written so (`np.vectorize`), else fn."""
+    try:
+        return AS_PYTHON.get(fn, fn)
+    except TypeError:  # unhashable
+        return fn

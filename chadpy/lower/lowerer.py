@@ -28,8 +28,9 @@ from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction, Watch
 from ..rules.registry import ATTRIBUTES, OPERATORS, PRIMITIVES
-from ..runtime.scalar import UNASSIGNED, check
-from . import calls, closures, control, desugar, objects, updates
+from ..rules.scalar import READ_UNASSIGNED
+from ..runtime.scalar import check
+from . import calls, closures, control, desugar, objects, unpacking, updates
 from .outside import Resolver
 
 _BINOPS = {
@@ -43,7 +44,7 @@ _BINOPS = {
     gast.MatMult: "@",
 }
 _COMPARE_NAMES = {"lt", "le", "gt", "ge", "eq", "ne", "is", "is_not", "in", "not_in", "not"}
-_UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not"}
+_UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
 
 
 class Lowerer:
@@ -220,6 +221,9 @@ class Lowerer:
         if isinstance(target, gast.Attribute):
             objects.set_attribute(self, target, value, env, lets)
             return
+        if any(isinstance(t, gast.Starred) for t in target.elts):  # `a, *b = t`
+            unpacking.starred(self, target, value, env, lets)
+            return
         if len(target.elts) == 1:  # `a, = t`: its one element
             self.assign(target.elts[0], self.let(ir.Index(value, ir.Const(0)), lets, "item"), env, lets)
             return
@@ -251,7 +255,7 @@ class Lowerer:
         if name in env:
             return closures.current(self, env, name, lets, node, use)
         if name in self.locals:  # not assigned on the path that got here: Python raises reading it
-            return ir.Ref("unassigned", UNASSIGNED)
+            return self.let(ir.Prim(READ_UNASSIGNED, [ir.Const(name)]), lets, "unassigned")
         return self.resolver.outside(name, self.resolver.global_value(name, node), node)
 
     # ------------------------------------------------------------ expressions
@@ -357,10 +361,8 @@ def _hint(e: ir.Expr, default: str) -> str:
     """A readable name for the value of e: after its operation, its callee, what it builds."""
     if isinstance(e, ir.Prim):
         return "cond" if e.op.discrete and e.op.name in _COMPARE_NAMES else e.op.name.split(".")[-1]
-    if isinstance(e, ir.Call):
-        return e.fn.__name__
-    if isinstance(e, ir.MakeClosure):
-        return ir.code_name(e.code).strip("<>")
+    if isinstance(e, (ir.Call, ir.MakeClosure)):  # `<lambda>` names none: `lambda`
+        return ir.code_name(e.fn if isinstance(e, ir.Call) else e.code).strip("<>")
     if isinstance(e, ir.Apply):
         return e.fn.name if isinstance(e.fn, ir.Var) else "applied"
     if isinstance(e, ir.Case):

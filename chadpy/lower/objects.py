@@ -19,22 +19,24 @@ like a tuple whose components have names, so CHAD needs nothing new for it:
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 from collections.abc import Callable
 
 import gast
 
-from ..errors import ChadTypeError, Loc, UnsupportedSyntax
+from ..errors import ChadError, ChadTypeError, Loc, UnsupportedSyntax
 from ..ir import nodes as ir
 from ..ir.records import Constructor
 from ..ir.types import OBJECT, STR, Class, Rec, Tup, VType, describe, of_value
 from ..read import scope
-from ..rules.records import SET_FIELD
-from ..rules.registry import ATTRIBUTES, PRIMITIVES
+from ..rules.records import COPIED, SET_FIELD
+from ..rules.registry import ATTRIBUTES, DATA_METHODS, PRIMITIVES
+from ..runtime.records import copied
 from ..target.expressions import Attr, CallX
 from .context import Lowering
-from .resolve import data_primitive, user_call, with_defaults
+from .resolve import data_primitive, no_spread, user_call, with_defaults
 
 # ---------------------------------------------------------------- lowering
 
@@ -87,19 +89,29 @@ def super_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Call:
     params = scope.parameters(lw.node)
     if node.func.value.args or "__class__" not in cells or not params:
         raise lw.error(UnsupportedSyntax, "`super(...)` is supported only as `super()` in a method", node)
-    if node.func.attr == "__init__":
-        raise lw.error(
-            UnsupportedSyntax,
-            "`super().__init__(...)` is not supported yet: set the attributes in the subclass's `__init__`",
-            node,
-        )
     defining = cells["__class__"].cell_contents
     found = next((b.__dict__[node.func.attr] for b in defining.__mro__[1:] if node.func.attr in b.__dict__), None)
-    if not isinstance(found, types.FunctionType):
-        raise lw.error(UnsupportedSyntax, f"`super().{node.func.attr}` is not a method chadpy can read", node)
     receiver = gast.Name(params[0], gast.Load(), None, None)
     call = gast.copy_location(gast.Call(node.func, [receiver, *node.args], node.keywords), node)
+    if node.func.attr == "__init__":
+        return _parent_init(lw, found, call, env, lets)
+    if not isinstance(found, types.FunctionType):
+        raise lw.error(UnsupportedSyntax, f"`super().{node.func.attr}` is not a method chadpy can read", node)
     return user_call(lw, found, f"super().{node.func.attr}", call, env, lets)
+
+
+def _parent_init(lw: Lowering, init: object, node: gast.Call, env: dict, lets: list) -> ir.Const:
+    """`super().__init__(args)` in a constructor: the parent's `__init__` fills a copy of the object made so far,
+    which the constructor goes on with (`ParentInit`); `object.__init__` does nothing."""
+    if lw.constructing is None:
+        raise lw.error(UnsupportedSyntax, "`super().__init__(...)` is supported in a constructor (`__init__`)", node)
+    if init is object.__init__ and not node.args[1:] and not node.keywords:
+        return ir.Const(None)
+    if not isinstance(init, types.FunctionType):
+        raise lw.error(UnsupportedSyntax, "`super().__init__` is not a constructor chadpy can read", node)
+    made = user_call(lw, ParentInit(lw.constructing, init), "super().__init__", node, env, lets)
+    lets.append(ir.Let(lw.bind(node.args[0].id, env), made, lw.loc))
+    return ir.Const(None)  # what `__init__` returns
 
 
 def set_attribute(lw: Lowering, target: gast.Attribute, value: ir.Atom, env: dict, lets: list) -> None:
@@ -137,10 +149,47 @@ def constructor_function(
         params = list(inspect.signature(cls).parameters)
         body = ir.Block([ir.Let("made", ir.MakeRecord(cls, params, [ir.Var(p) for p in params]), loc)], ir.Var("made"))
         return ir.Function(cls.__name__, params, body, loc, code)
-    init = cls.__init__
+    init = code.init if isinstance(code, ParentInit) else cls.__init__
+    if init is object.__init__:  # no `__init__` of its own: a new object with no attributes
+        return ir.Function(
+            cls.__name__, [], ir.Block([ir.Let("made", ir.MakeRecord(cls, [], []), loc)], ir.Var("made")), loc, code
+        )
     if not isinstance(init, types.FunctionType):
         raise UnsupportedSyntax(f"the class `{cls.__name__}` has no `__init__` chadpy can read", loc)
-    return lowerer(read(init, watch), watch, constructing=cls).function()
+    lowering = lowerer(read(init, watch), watch, constructing=cls)
+    made = lowering.function()
+    if not isinstance(code, ParentInit):
+        return made
+    # the parent's `__init__` fills a copy of the object given, not a new empty one
+    first, *rest = made.body.lets
+    given = lowering.names.fresh(first.target)
+    copy = ir.Let(first.target, ir.Prim(COPIED, [ir.Var(given)]), first.loc)
+    return ir.Function(code.__name__, [given, *made.params], ir.Block([copy, *rest], made.body.result), made.loc, code)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParentInit(Constructor):
+    """`super().__init__(args)` in the constructor of `cls`: `init` (a parent's `__init__`) run on a copy of the
+    object made so far, which it returns (the constructor goes on with it)."""
+
+    init: types.FunctionType
+
+    @property
+    def __name__(self) -> str:  # noqa: A003  (read like a function's name)
+        return f"{self.init.__qualname__.split('.')[-2]}_init"
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.init)
+
+    @property
+    def generated(self) -> bool:
+        return False
+
+    def __call__(self, obj: object, *args: object, **kwargs: object) -> object:
+        new = copied(obj)
+        self.init(new, *args, **kwargs)
+        return new
 
 
 # ---------------------------------------------------------------- inference: what a method call is
@@ -171,18 +220,20 @@ def call_of_method(e: ir.MethodCall, receiver: VType) -> ir.Call:
 
 def data_method(e: ir.MethodCall, receiver: VType) -> ir.Prim:
     """`x.m(args)` of a value chadpy does not look into (a str, what a library call returned): run as it is.
-    Its result is data; a derivative flowing into it is an error, except into a str's method (a str
-    carries none out: `"{}".format(x)`)."""
+    Its result is data; where a derivative flows into it, it runs on the primal values as `data_primitive` says
+    (a str's method only reads them: `"{}".format(x)`)."""
     n, names = len(e.args), list(e.keywords)
     emit = lambda x, *a: CallX(Attr(x, e.name), list(a[:n]), dict(zip(names, a[n:])))  # noqa: E731
-    prim = data_primitive(f".{e.name}", emit, data_only=receiver != STR)
+    rule = DATA_METHODS.get(e.name) if n == 1 and not names and receiver == OBJECT else None  # `frozen.logpdf(x)`
+    prim = data_primitive(f".{e.name}", emit, sink=receiver == STR, rule=rule)
     return ir.Prim(prim, [e.receiver, *e.args, *e.keywords.values()])
 
 
 def data_apply(e: ir.Apply) -> ir.Prim:
     """`f(args)` of a value chadpy does not look into (a class a `class` statement made, a function a
-    library returned): run as it is; its result is data, and a derivative flowing into it an error."""
-    return ir.Prim(data_primitive("call", lambda f, *a: CallX(f, list(a))), [e.fn, *e.args])
+    library returned): run as it is; its result is data (where a derivative flows in: `data_primitive`)."""
+    what = f"`{ir.format_atom(e.fn)}` (a class made as written, or what a library returned, such as `np.vectorize(f)`)"
+    return ir.Prim(data_primitive("call", lambda f, *a: CallX(f, list(a)), what=what), [e.fn, *e.args])
 
 
 def property_call(e: ir.Field, receiver: VType) -> ir.Call | None:
@@ -219,6 +270,8 @@ def field_type(e: ir.Field, base: VType) -> VType:
             return OBJECT  # not there yet (set by a statement run as written?): read when the derivative runs
     else:  # an attribute of data chadpy does not look into (what a library call returned): data
         return OBJECT
+    if value is _MISSING and isinstance(base, Rec):
+        return OBJECT  # not there yet (a helper run as written sets it on the first call): read when it runs
     if value is _MISSING or isinstance(value, (types.FunctionType, property, staticmethod, classmethod)):
         raise ChadTypeError(f"{describe(base)} has no attribute `{name}` chadpy can read")
     return of_value(value, False)
@@ -227,7 +280,7 @@ def field_type(e: ir.Field, base: VType) -> VType:
 def _bind(fn: types.FunctionType, args: list[ir.Atom], keywords: dict[str, ir.Atom]) -> ir.Call:
     """The call of fn with its arguments bound by its signature, defaults as constants."""
     try:
-        bound = inspect.signature(fn).bind(*args, **keywords)
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **keywords)
     except TypeError as err:
         raise ChadTypeError(f"call of `{fn.__qualname__}`: {err}") from None
     bound.apply_defaults()
@@ -257,3 +310,29 @@ def _attribute_call(name: str, nargs: int) -> ir.Function:
         ]
         _ATTRIBUTE_CALLS[key] = ir.Function(name, params, ir.Block(lets, ir.Var("result")), loc, None)
     return _ATTRIBUTE_CALLS[key]
+
+
+# ---------------------------------------------------------------- frozen SciPy distributions
+
+
+def frozen_distribution(lw: Lowering, cls: type, path: str, node: gast.Call, env: dict, lets: list) -> ir.MakeRecord:
+    """`scipy.stats.norm(mu, 1.0)`: the record of the distribution's parameters (`cls.params`, bound as its
+    methods bind them after x), differentiated like any object's attributes."""
+    no_spread(lw, path, node)
+    args = [lw.atom(a, env, lets) for a in node.args]
+    kwargs = {k.arg: lw.atom(k.value, env, lets) for k in node.keywords}
+    required = len(cls.params) - len(cls.defaults)
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [
+            inspect.Parameter(p, kind, default=inspect.Parameter.empty if k < required else cls.defaults[k - required])
+            for k, p in enumerate(cls.params)
+        ]
+    )
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as e:
+        raise lw.error(ChadError, f"`{path}`: {e}", node) from None
+    bound.apply_defaults()
+    values = [v if isinstance(v, (ir.Var, ir.Const, ir.Ref)) else ir.Const(v) for v in bound.arguments.values()]
+    return ir.MakeRecord(cls, list(cls.params), values)

@@ -14,6 +14,8 @@ against the function's globals, closure cells and builtins, when the function is
 
 from __future__ import annotations
 
+import functools
+import inspect
 import types
 
 import gast
@@ -58,9 +60,11 @@ class Resolver:
             return node.id, self.global_value(node.id, node)
         if isinstance(node, gast.Attribute):
             path, value = self.static_path(node.value, env)
+            if isinstance(value, type):
+                return f"{path}.{node.attr}", self.class_attribute(path, value, node)
             if not isinstance(value, types.ModuleType):
                 method = getattr(value, node.attr, None)  # `scipy.stats.norm.logpdf`: a method with a rule
-                if method is not None and not isinstance(value, type) and lookup(method) is not None:
+                if method is not None and lookup(method) is not None:
                     return f"{path}.{node.attr}", method
                 raise self.error(UnsupportedSyntax, f"attribute `.{node.attr}` of `{path}` is not supported", node)
             try:
@@ -68,6 +72,20 @@ class Resolver:
             except AttributeError:
                 raise self.error(ChadError, f"module `{path}` has no attribute `{node.attr}`", node) from None
         raise self.error(UnsupportedSyntax, "calling the result of an expression is not supported", node)
+
+    def class_attribute(self, path: str, cls: type, node: gast.Attribute) -> object:
+        """`C.name` of an outside class: a static method is its function, a class method the function with
+        C bound first (`C.make(x)` is `make(C, x)`), anything else what Python's `C.name` gives (a
+        function of the class, a class attribute)."""
+        attr = inspect.getattr_static(cls, node.attr, None)
+        if isinstance(attr, staticmethod):
+            return attr.__func__
+        if isinstance(attr, classmethod) and isinstance(attr.__func__, types.FunctionType):
+            return functools.partial(attr.__func__, cls)
+        try:
+            return getattr(cls, node.attr)
+        except AttributeError:
+            raise self.error(ChadError, f"class `{path}` has no attribute `{node.attr}`", node) from None
 
     def callee(self, func: gast.expr, env: dict) -> tuple[str, object]:
         """The path and outside object a call's function (not a local value) names."""

@@ -4,28 +4,34 @@ A call is resolved by what its callee is (`Lowering.call` picks the case): a
 primitive becomes a `Prim` with its arguments bound by the real function's
 signature, a user function a `Call`, a method of a local value the NumPy function
 it is, and anything else with neither rule nor source is run as data (`data_call`):
-its result carries no derivative, and a derivative flowing into it is an error.
+its result carries no derivative; where a derivative flows into it, it runs on the
+primal values if it returns none out and cannot change what it is given
+(`data_primitive`), else it is an error.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import logging
 import types
+import warnings
 from collections.abc import Callable
+from typing import NamedTuple
 
 import gast
 import numpy as np
 
-from ..errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax
+from ..errors import ChadError, ChadTypeError, Loc, UnknownFunction, UnsupportedSyntax
 from ..ir import nodes as ir
-from ..ir.types import OBJECT
+from ..ir.types import OBJECT, Arr, Dct, Lst, Rec, Tup, VType, describe, is_active, item_join
 from ..read.scope import UPDATING
-from ..rules.kinds import fixed
-from ..rules.registry import METHODS, OPERATORS, PRIMITIVES, Primitive, is_default, lookup
+from ..rules.kinds import KindRule, fixed
+from ..rules.numpy import VECTORIZE
+from ..rules.registry import METHODS, PRIMITIVES, Primitive, is_default, lookup
 from ..rules.scalar import BINARY_FOLDS
-from ..rules.sequences import CONCAT, DICT_GET, ITEM_OR, KEYS_WITHIN, MERGED_KEYWORDS
-from ..runtime.scalar import check, spread_call
+from ..rules.sequences import CALL_BINDS, CONCAT, DICT_GET, ITEM_OR, MERGED_KEYWORDS, WITHOUT_KEYS
+from ..runtime.scalar import carries_none, spread_call
 from ..target.expressions import CallX, Expr, Obj, call
 from .context import Lowering
 
@@ -70,6 +76,24 @@ def partial_call(lw: Lowering, p: functools.partial, path: str, node: gast.Call,
     return call, getattr(p.func, "__chad_wrapped__", p.func)
 
 
+def vectorized_object(
+    lw: Lowering, v: np.vectorize, path: str, node: gast.Call, env: dict, lets: list
+) -> tuple[gast.Call, types.FunctionType]:
+    """`v(x)` of an outside `v = np.vectorize(f)` is `vectorized(f, x)` (`rules/numpy.py`, in Python chadpy reads)."""
+    if v.otypes or v.signature is not None or v.excluded:
+        raise lw.error(
+            UnsupportedSyntax,
+            f"`{path}`: `np.vectorize` with `otypes`, `signature` or `excluded` is not supported",
+            node,
+        )
+    pyfunc = synthetic(lw, lw.let(lw.resolver.outside(f"{path}.pyfunc", v.pyfunc, node), lets, "pyfunc"), env, "pyfunc")
+    return gast.copy_location(gast.Call(node.func, [pyfunc, *node.args], node.keywords), node), VECTORIZE["vectorized"]
+
+
+def _starred(node: gast.Call) -> bool:
+    return any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+
+
 def synthetic(lw: Lowering, value: ir.Atom, env: dict, hint: str) -> gast.Name:
     """An evaluated value under a fresh name, for code the front end writes (desugaring, partials)."""
     name = lw.names.fresh(hint)
@@ -90,7 +114,7 @@ def data_method_call(lw: Lowering, data: tuple[str, object], node: gast.Call, en
 
 def no_spread(lw: Lowering, path: str, node: gast.Call) -> None:
     """Star-arguments are spread over the parameters of a function chadpy reads (`spread`), not others'."""
-    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+    if _starred(node):
         raise lw.error(
             UnsupportedSyntax,
             f"star-arguments (`*xs`, `**kw`) in a call of `{path}` are not supported: only in calls of Python "
@@ -102,7 +126,7 @@ def no_spread(lw: Lowering, path: str, node: gast.Call) -> None:
 def prim_call(lw: Lowering, prim: Primitive, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """A call of a primitive: `min(a, b, c)` folds into two calls of the binary one."""
     no_spread(lw, path, node)
-    args = [lw.atom(a, env, lets) for a in node.args]
+    args = [lw.atom(_display_as_tuple(a) if k == 0 and _numpy(prim) else a, env, lets) for k, a in enumerate(node.args)]
     if prim.params is not None:
         kwargs = {k.arg: lw.atom(k.value, env, lets) for k in node.keywords}
         return ir.Prim(prim, bind_arguments(lw, prim, path, args, kwargs, node))
@@ -117,6 +141,18 @@ def prim_call(lw: Lowering, prim: Primitive, path: str, node: gast.Call, env: di
     if len(args) < least or (most is not None and len(args) > most):
         raise lw.error(UnsupportedSyntax, f"`{path}` with {len(args)} arguments is not supported", node)
     return ir.Prim(prim, args)
+
+
+def _numpy(prim: Primitive) -> bool:
+    return (getattr(prim.fn, "__module__", None) or "").partition(".")[0] == "numpy"
+
+
+def _display_as_tuple(node: gast.expr) -> gast.expr:
+    """A list display given to a NumPy function as its data (`np.concatenate([[0.0], v])`, `np.sum([a, b])`):
+    a tuple, the same to NumPy, whose items may be of different kinds (a list and an array)."""
+    if isinstance(node, gast.List):
+        return gast.copy_location(gast.Tuple(node.elts, gast.Load()), node)
+    return node
 
 
 def bind_arguments(lw: Lowering, prim: Primitive, path: str, args: list, kwargs: dict, node: gast.AST) -> list[ir.Atom]:
@@ -153,10 +189,10 @@ def bind_arguments(lw: Lowering, prim: Primitive, path: str, args: list, kwargs:
 def user_call(lw: Lowering, fn: types.FunctionType, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """A call of a user function: its arguments bound by its signature, defaults as constants; its
     star-parameters get a tuple (`*args`) and a dict (`**kwargs`) of what they collect."""
-    signature = inspect.signature(fn)
-    args, kwargs, rest = spread(lw, signature, path, node, env, lets)
+    signature = inspect.signature(fn, follow_wrapped=False)  # its own parameters, not `__wrapped__`'s
+    given = spread(lw, signature, path, node, env, lets)
     try:
-        bound = signature.bind(*args, **kwargs)
+        bound = signature.bind(*given.args, **given.kwargs)
     except TypeError as e:
         raise lw.error(ChadError, f"call of `{path}`: {e}", node) from None
     bound.apply_defaults()
@@ -164,95 +200,107 @@ def user_call(lw: Lowering, fn: types.FunctionType, path: str, node: gast.Call, 
     for name, value in bound.arguments.items():
         kind = signature.parameters[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
-            if rest is None or value:  # `rest`: what a star-argument gives beyond the named parameters
+            if given.rest is None or value:  # `rest`: what a star-argument gives beyond the named parameters
                 items = lw.let(ir.MakeTuple(list(value)), lets, name)
-                value = items if rest is None else lw.let(ir.Prim(CONCAT, [items, rest]), lets, name)
+                value = items if given.rest is None else lw.let(ir.Prim(CONCAT, [items, given.rest]), lets, name)
             else:
-                value = rest
+                value = given.rest
         elif kind is inspect.Parameter.VAR_KEYWORD:
-            value = lw.let(ir.MakeDict([ir.Const(k) for k in value], list(value.values())), lets, name)
+            if value or given.extra is None:  # `extra`: what a `**` argument gives beyond the named parameters
+                named = lw.let(ir.MakeDict([ir.Const(k) for k in value], list(value.values())), lets, name)
+                extra = [named] if given.extra is None else [named, given.extra]
+                value = named if len(extra) == 1 else lw.let(ir.Prim(MERGED_KEYWORDS, extra), lets, name)
+            else:
+                value = given.extra
         atoms.append(value if isinstance(value, (ir.Var, ir.Const, ir.Ref)) else ir.Const(value))
     return ir.Call(fn, atoms)
 
 
-def spread(
-    lw: Lowering, signature: inspect.Signature, path: str, node: gast.Call, env: dict, lets: list
-) -> tuple[list[ir.Atom], dict[str, ir.Atom], ir.Atom | None]:
-    """A call's arguments for a callee of this signature, star-arguments spread over its parameters:
-    `*xs` fills the positional parameters left (those with defaults where xs is long enough; its length
-    is checked when the call runs) and the rest goes to the callee's `*args` (returned last, as a tuple);
-    `**kw` gives each parameter not given otherwise (`kw[name]`, or `kw.get(name, default)`), and may
-    hold no other key."""
-    positional = [
-        p.name for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-    collects = {p.kind for p in signature.parameters.values()}
-    args: list[ir.Atom] = []
-    rest: ir.Atom | None = None
-    for k, a in enumerate(node.args):
+class Spread(NamedTuple):
+    """A call's arguments for a callee's parameters, its star-arguments spread (`spread`)."""
+
+    args: list[ir.Atom]  # by position
+    kwargs: dict[str, ir.Atom]  # by name
+    rest: ir.Atom | None  # the tuple of what `*xs` gives beyond the named parameters (for `*args`)
+    extra: ir.Atom | None  # the dict of what `**kw` gives beyond the named parameters (for `**kwargs`)
+
+
+def spread(lw: Lowering, signature: inspect.Signature, path: str, node: gast.Call, env: dict, lets: list) -> Spread:
+    """A call's arguments for a callee of this signature, star-arguments spread over its parameters as Python
+    binds them: `*xs` fills the positional parameters left (where xs is too short, `**kw` or their defaults
+    do), the rest of xs goes to the callee's `*args`; `**kw` gives each parameter not given otherwise, the rest
+    of kw goes to its `**kwargs`. Whether the call binds (its lengths and keys) is checked when it runs,
+    raising Python's TypeError."""
+    params = signature.parameters.values()
+    positional = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    collects = {p.kind for p in params}
+    fixed: list[ir.Atom] = []  # the positional arguments before the first `*xs`, then the star-arguments
+    seqs: list[ir.Atom] = []
+    for a in node.args:
         if not isinstance(a, gast.Starred):
-            if rest is not None:
+            if seqs:
                 raise lw.error(UnsupportedSyntax, "a positional argument after a star-argument is not supported", a)
-            args.append(lw.argument(a, env, lets))
-            continue
-        seq = lw.atom(a.value, env, lets)
-        left = max(len(positional) - len(args), 0)
-        if left and k != len(node.args) - 1:
-            raise lw.error(UnsupportedSyntax, "a star-argument that fills parameters must come last", a)
-        if inspect.Parameter.VAR_POSITIONAL not in collects:
-            n = lw.let(ir.Prim(PRIMITIVES[len], [seq]), lets, "n")
-            _check(lw, ir.Prim(OPERATORS["<="], [n, ir.Const(left)]), f"`{path}` takes {left} more arguments", lets)
-        for j, name in enumerate(positional[len(args) : len(args) + left]):
+            fixed.append(lw.argument(a, env, lets))
+        else:
+            seqs.append(lw.atom(a.value, env, lets))
+    kwargs: dict[str, ir.Atom] = {}
+    spreads: list[ir.Atom] = []
+    for k in node.keywords:
+        if k.arg is None:
+            spreads.append(lw.atom(k.value, env, lets))
+        else:
+            kwargs[k.arg] = lw.argument(k.value, env, lets)
+    kw = (
+        spreads[0]
+        if len(spreads) == 1
+        else lw.let(ir.Prim(MERGED_KEYWORDS, spreads), lets, "keywords")
+        if spreads
+        else None
+    )
+    if seqs or kw is not None:
+        check = [ir.Ref(f"{path}.signature", signature), ir.Const(path), ir.Const(len(fixed)), ir.Const(tuple(kwargs))]
+        lets.append(ir.Let(lw.names.fresh("_"), ir.Prim(CALL_BINDS, [*check, kw or ir.Const(None), *seqs]), lw.loc))
+
+    def given(name: str, default: object) -> ir.Expr:  # `kw[name]`, else its default (without one the check raised)
+        return ir.Prim(
+            DICT_GET, [kw, ir.Const(name), ir.Const(None if default is inspect.Parameter.empty else default)]
+        )
+
+    args = list(fixed)
+    rest: ir.Atom | None = None
+    for k, seq in enumerate(seqs):
+        left = positional[len(args) :]
+        if left and k != len(seqs) - 1:
+            raise lw.error(UnsupportedSyntax, "a star-argument that fills parameters must come last", node)
+        for j, name in enumerate(left):
             default = signature.parameters[name].default
-            item = (
-                ir.Index(seq, ir.Const(j))
-                if default is inspect.Parameter.empty
-                else ir.Prim(ITEM_OR, [seq, ir.Const(j), ir.Const(default)])
-            )
+            if kw is not None:  # where xs is too short, `kw[name]` (or the default)
+                otherwise = lw.let(given(name, default), lets, name)
+                item = ir.Prim(ITEM_OR, [seq, ir.Const(j), otherwise])
+            elif default is inspect.Parameter.empty:
+                item = ir.Index(seq, ir.Const(j))
+            else:
+                item = ir.Prim(ITEM_OR, [seq, ir.Const(j), ir.Const(default)])
             args.append(lw.let(item, lets, name))
         if inspect.Parameter.VAR_POSITIONAL in collects:
             tail = seq
             if left:
-                bounds = lw.let(ir.Prim(PRIMITIVES[slice], [ir.Const(left), ir.Const(None), ir.Const(None)]), lets, "s")
-                tail = lw.let(ir.Slice(seq, bounds, slice(left, None)), lets, "rest")
+                bounds = lw.let(
+                    ir.Prim(PRIMITIVES[slice], [ir.Const(len(left)), ir.Const(None), ir.Const(None)]), lets, "s"
+                )
+                tail = lw.let(ir.Slice(seq, bounds, slice(len(left), None)), lets, "rest")
             tail = lw.let(ir.Prim(PRIMITIVES[tuple], [tail]), lets, "rest")
             rest = tail if rest is None else lw.let(ir.Prim(CONCAT, [rest, tail]), lets, "rest")
-    kwargs = {k.arg: lw.argument(k.value, env, lets) for k in node.keywords if k.arg is not None}
-    kwargs.update(_spread_keywords(lw, signature, path, node, env, lets, set(positional[: len(args)]) | set(kwargs)))
-    return args, kwargs, rest
-
-
-def _spread_keywords(
-    lw: Lowering, signature: inspect.Signature, path: str, node: gast.Call, env: dict, lets: list, given: set[str]
-) -> dict[str, ir.Atom]:
-    """The parameters a call's `**kw` gives: each one not `given` otherwise (`kw[name]`, or `kw.get(name,
-    default)`); `kw` may hold no other key."""
-    collects = {p.kind for p in signature.parameters.values()}
-    kwargs: dict[str, ir.Atom] = {}
-    spreads = [k for k in node.keywords if k.arg is None]
-    if spreads:
+    extra: ir.Atom | None = None
+    if kw is not None:
+        taken = set(positional[: len(args)]) | set(kwargs)
+        names = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in taken]
+        for p in names:
+            kwargs[p.name] = lw.let(given(p.name, p.default), lets, p.name)
         if inspect.Parameter.VAR_KEYWORD in collects:
-            raise lw.error(UnsupportedSyntax, "`**kw` is supported into a function without `**kwargs`", node)
-        kws = [lw.atom(s.value, env, lets) for s in spreads]
-        kw = kws[0] if len(kws) == 1 else lw.let(ir.Prim(MERGED_KEYWORDS, kws), lets, "keywords")
-        names = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        taken = tuple(p.name for p in names if p.name not in given)
-        _check(lw, ir.Prim(KEYS_WITHIN, [kw, ir.Const(taken)]), f"`{path}` takes only {taken} from `**`", lets)
-        for name in taken:
-            default = signature.parameters[name].default
-            read = (
-                ir.Index(kw, ir.Const(name))
-                if default is inspect.Parameter.empty
-                else ir.Prim(DICT_GET, [kw, ir.Const(name), ir.Const(default)])
-            )
-            kwargs[name] = lw.let(read, lets, name)
-    return kwargs
-
-
-def _check(lw: Lowering, cond: ir.Expr, message: str, lets: list) -> None:
-    """`assert cond, message` where the call runs."""
-    ok = lw.let(cond, lets, "cond")
-    lets.append(ir.Let(lw.names.fresh("_"), ir.Prim(PRIMITIVES[check], [ok, ir.Const(message)]), lw.loc))
+            named = tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+            extra = lw.let(ir.Prim(WITHOUT_KEYS, [kw, ir.Const(named)]), lets, "keywords")
+    return Spread(args, kwargs, rest, extra)
 
 
 def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
@@ -260,20 +308,93 @@ def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, l
     its result is data. An error if a derivative flows into it (never a silent zero)."""
     if any(fn is reader for reader in FRAME_READERS):
         raise lw.error(UnknownFunction, f"`{path}` reads the function's own variables; not supported", node)
-    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+    if _starred(node):
         return _spread_data_call(lw, fn, path, node, env, lets)
     args = [lw.atom(a, env, lets) for a in node.args]
     names = [k.arg for k in node.keywords]
     args += [lw.atom(k.value, env, lets) for k in node.keywords]
     n = len(node.args)
     emit = lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:])))  # noqa: E731
-    return ir.Prim(data_primitive(path, emit, fn), args)
+    cached = " (a functools.lru_cache)" if isinstance(fn, functools._lru_cache_wrapper) else ""
+    return ir.Prim(data_primitive(path, emit, fn, what=f"`{path}`{cached}"), args)
 
 
-def data_primitive(name: str, emit: Callable[..., Expr], fn: object = None, data_only: bool = True) -> Primitive:
-    """The primitive of a call run as it is (`emit` writes it): its result is data, may be any object, and
-    (`data_only`) a derivative flowing into it is an error, never a silent zero."""
-    return Primitive(name, emit, nargs=(0, None), kind=fixed(OBJECT), data_only=data_only, aliases="unknown", fn=fn)
+def data_primitive(
+    name: str,
+    emit: Callable[..., Expr],
+    fn: object = None,
+    sink: bool = False,
+    what: str = "",
+    spread: bool = False,
+    rule: Primitive | None = None,
+) -> Primitive:
+    """The primitive of a call run as it is (`emit` writes it): its result is data, may be any object. Where a
+    derivative flows into it, it runs on the primal values (`when_active`): exact where its result carries none
+    out (None, a str, an int: checked when it runs, `carries_none`) and it changes and keeps none of its
+    arguments. A number cannot be changed; an array, list, dict or object a derivative flows through is refused,
+    but by a `sink` (known to only read what it is given and to return nothing: `logger.debug`, `print`, a str's
+    method), whose result is not checked either. `what` names it in messages; `spread`: its arguments are a
+    tuple and a dict made for the call (`f(*args, **kw)`); `rule`: its derivative where one flows in, if it has
+    one (`frozen.logpdf(x)`)."""
+    what = what or f"`{name}`"
+    if _is_sink(fn):
+        sink = True
+    checked = emit if sink else lambda *a: call(carries_none, emit(*a), what)
+    kind = _on_primal_kind(what, sink, spread, numeric=isinstance(fn, np.ufunc))
+    on_primal = rule or Primitive(name, checked, nargs=(0, None), kind=kind, aliases="unknown", fn=fn)
+    return Primitive(name, emit, nargs=(0, None), kind=fixed(OBJECT), aliases="unknown", fn=fn, when_active=on_primal)
+
+
+# Functions that only read what they are given and return None (they log it): run on the primal values
+_LOG_LEVELS = ("debug", "info", "warning", "warn", "error", "exception", "critical", "log")
+SINKS = {
+    getattr(owner, level, warnings.warn)  # (`warn` is gone from newer Pythons' logging)
+    for owner in (logging.Logger, logging.LoggerAdapter, logging)
+    for level in _LOG_LEVELS
+}
+
+
+def _is_sink(fn: object) -> bool:
+    try:
+        return getattr(fn, "__func__", fn) in SINKS
+    except TypeError:  # unhashable
+        return False
+
+
+def _on_primal_kind(what: str, sink: bool, spread: bool, numeric: bool) -> KindRule:
+    """The kind rule of a call run as it is on values a derivative flows through: data; an error where it is
+    given an array, list, dict or object a derivative flows through, which it might change in place or keep
+    (but a `sink`), and for a function of numbers (a NumPy ufunc: its result is a number or an array)."""
+
+    def rule(types: list[VType], consts: list[object]) -> VType:
+        if numeric:
+            raise UnknownFunction(f"no derivative rule for {what}; register one with chadpy.defvjp")
+        given = types if not spread else [*_items(types[0]), *_items(types[1])]
+        changeable = next((t for t in given if is_active(t) and _container(t)), None)
+        if changeable is not None and not sink:
+            hint = " (a functools.lru_cache: differentiate its `__wrapped__`)" if "lru_cache" in what else ""
+            raise ChadTypeError(
+                f"{what}{hint} has no derivative rule and no Python source chadpy can read, and it is given "
+                f"{describe(changeable)} a derivative flows through, which it may change in place or keep: register "
+                "its derivative with chadpy.defvjp, or give it values no derivative flows through"
+            )
+        return OBJECT
+
+    return rule
+
+
+def _items(t: VType) -> list[VType]:
+    """The types of the values in a tuple or dict made for a call (`f(*args, **kw)` run as it is)."""
+    if isinstance(t, Tup):
+        return list(t.items)
+    if isinstance(t, Dct) and t.fields is not None:
+        return [v for _, v in t.fields]
+    return [item_join(t)]
+
+
+def _container(t: VType) -> bool:
+    """Whether a value of type t could be changed in place or kept by a call (an array, list, dict, object)."""
+    return any(map(_container, t.items)) if isinstance(t, Tup) else isinstance(t, (Arr, Lst, Dct, Rec))
 
 
 def _spread_data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
@@ -284,7 +405,7 @@ def _spread_data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env:
     dicts = [lw.atom(gast.Dict([gast.Constant(k.arg, None) for k in named], [k.value for k in named]), env, lets)]
     dicts += [lw.atom(k.value, env, lets) for k in node.keywords if k.arg is None]
     keywords = lw.let(ir.Prim(MERGED_KEYWORDS, dicts), lets, "keywords") if len(dicts) > 1 else dicts[0]
-    prim = data_primitive(path, lambda a, kw: call(spread_call, Obj(fn, path), a, kw), fn)
+    prim = data_primitive(path, lambda a, kw: call(spread_call, Obj(fn, path), a, kw), fn, spread=True)
     return ir.Prim(prim, [positional, keywords])
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gast
 
 from ..ir import nodes as ir
+from ..runtime.scalar import UNASSIGNED
 from .context import Lowering
 
 
@@ -13,5 +14,5 @@ def attempt(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Apply:
     """`attempt(classes, fn, *args)`: each argument a variable's value (`unassigned` where it is not assigned
     on this path: the statement fails reading it, as in Python)."""
     classes, fn, *args = node.args
-    atoms = [lw.atom(a, env, lets) for a in args]
+    atoms = [lw.atom(a, env, lets) if a.id in env else ir.Ref("unassigned", UNASSIGNED) for a in args]
     return ir.Apply(lw.atom(fn, env, lets), atoms, catch=lw.atom(classes, env, lets))

@@ -51,6 +51,7 @@ _ALLOWED = (
     gast.Not,
     gast.USub,
     gast.UAdd,
+    gast.Invert,
     gast.Eq,
     gast.NotEq,
     gast.Lt,
@@ -109,7 +110,6 @@ _REJECTED = {  # (`raise`, `global`, `import`, `del`, `class` run as written: `r
     gast.NamedExpr: "assignment expressions (`:=`) are not supported",
     gast.Set: "sets are not supported",
     gast.SetComp: "set comprehensions are not supported",
-    gast.Invert: "the `~` operator is not supported",
 }
 
 
@@ -153,7 +153,7 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
     if isinstance(node, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         targets = node.targets if isinstance(node, gast.Assign) else [node.target]
         for t in targets:
-            _check_target(t, parsed, attributes=True, elements=True)
+            _check_target(t, parsed, attributes=True, elements=True, starred=isinstance(node, gast.Assign))
         if isinstance(node, gast.AnnAssign) and node.value is None:
             raise UnsupportedSyntax("an annotation without a value is not supported", parsed.loc(node))
     if (
@@ -185,26 +185,32 @@ def _check(node: gast.AST, parsed: ParsedFunction, line_node: gast.AST | None = 
         _check(child, parsed, where)
 
 
-def _check_target(target: gast.AST, parsed: ParsedFunction, attributes: bool = False, elements: bool = False) -> None:
+def _check_target(
+    target: gast.AST, parsed: ParsedFunction, attributes: bool = False, elements: bool = False, starred: bool = False
+) -> None:
     """An assignment's target (`attributes`: `obj.x` may be one; `elements`: `x[k]` of a variable x,
-    `assignments.py`) or a loop's."""
+    `assignments.py`; `starred`: `*b` in a tuple of targets, `unpacking.py`) or a loop's."""
     if isinstance(target, gast.Name) or attributes and isinstance(target, gast.Attribute):
         return
     if isinstance(target, gast.Tuple):
         for t in target.elts:
-            _check_target(t, parsed, attributes)
+            _check_target(
+                t.value if starred and isinstance(t, gast.Starred) else t, parsed, attributes, elements, starred
+            )
         return
     if isinstance(target, gast.Subscript):
-        if elements and isinstance(target.value, gast.Name):
+        if elements and isinstance(target.value, gast.Name):  # `x[i] = v`, `a[i], b = v`: `assignments.py`
             return
         where = "an element of an element or of an attribute" if elements else "an element in this position"
         raise UnsupportedSyntax(
-            f"assigning to {where} (`x[i][j] = ...`, `obj.xs[i] = ...`, `a[0], b = ...`, `for x[i] in ...`) is not "
+            f"assigning to {where} (`x[i][j] = ...`, `obj.xs[i] = ...`, `for x[i] in ...`) is not "
             "supported: assign to an element of a variable (`x[i, j] = v`)",
             parsed.loc(target),
         )
     if isinstance(target, gast.Attribute):
         raise UnsupportedSyntax("an object's attribute as a loop variable is not supported", parsed.loc(target))
     if isinstance(target, gast.Starred):
-        raise UnsupportedSyntax("starred assignment (`a, *b = ...`) is not supported", parsed.loc(target))
+        raise UnsupportedSyntax(
+            "a starred target (`a, *b`) is supported in an assignment only (not in a loop's target)", parsed.loc(target)
+        )
     raise UnsupportedSyntax(f"assignment to `{type(target).__name__}` is not supported", parsed.loc(target))

@@ -66,6 +66,7 @@ class AsWritten:
     fn: types.FunctionType
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
+    shown: dict[str, str] = field(default_factory=dict)  # an input hoisted from the statement: its source
     raises: bool = False  # a `raise`: the call never returns
     stores: bool = False  # it writes into an object: a derivative going in could come back as data
     reads: bool = False  # an expression: the call's value is the variable's
@@ -83,6 +84,7 @@ class _Scope:
     declared: set[str] = field(default_factory=set)  # its `global` and `nonlocal` names
     introduced: set[str] = field(default_factory=set)  # variables this pass adds to it (a class's name too)
     stored_attributes: set[str] = field(default_factory=set)  # attribute names it writes into objects it was given
+    shown: dict[str, str] = field(default_factory=dict)  # a value hoisted before a store: its source, for messages
     own: frozenset[str] = field(init=False)  # its parameters and the names it assigns, read once
     reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
 
@@ -135,13 +137,12 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
         kind = _KINDS.get(type(stmt)) or _store_kind(stmt, s) or (_declared_kind(stmt, s) if s.declared else None)
         if kind is _STORE and isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             # the value is the function's own code; only the store runs as written
-            value = names.fresh("stored")
-            s.introduced.add(value)
-            hoisted = gast.copy_location(gast.Assign([gast_name(value, gast.Store)], stmt.value, None), stmt)
-            if s.declared or s.stored_attributes:
-                _read_as_written(parsed, hoisted, s, names)
-            out.append(hoisted)
-            stmt.value = gast.copy_location(gast_name(value), stmt.value)
+            stmt.value = _hoisted(parsed, stmt.value, stmt, s, names, out)
+        elif kind is _STORE and isinstance(stmt, gast.Expr):  # `LOG.append(v)`: v is the function's own code
+            call = stmt.value
+            call.args = [_hoisted(parsed, a, stmt, s, names, out) for a in call.args]
+            for k in call.keywords:
+                k.value = _hoisted(parsed, k.value, stmt, s, names, out)
         if kind is not None:
             out.append(_call_statement(parsed, stmt, kind, s, names))
             continue
@@ -161,6 +162,22 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             _read_as_written(parsed, stmt, s, names)
         out.append(stmt)
     return out
+
+
+def _hoisted(
+    parsed: ParsedFunction, value: gast.expr, stmt: gast.stmt, s: _Scope, names: NameSupply, out: list[gast.stmt]
+) -> gast.expr:
+    """`stored = value` before the statement (ordinary code), and the name in its place; a constant stays."""
+    if isinstance(value, gast.Constant):
+        return value
+    name = names.fresh("stored")
+    s.introduced.add(name)
+    s.shown[name] = gast.unparse(value).strip()
+    hoisted = gast.copy_location(gast.Assign([gast_name(name, gast.Store)], value, None), stmt)
+    if s.declared or s.stored_attributes:
+        _read_as_written(parsed, hoisted, s, names)
+    out.append(hoisted)
+    return gast.copy_location(gast_name(name), value)
 
 
 def _name_reraised(handler: gast.ExceptHandler, s: _Scope, names: NameSupply) -> None:
@@ -348,7 +365,8 @@ def _call(
         isinstance(n, (gast.Attribute, gast.Subscript)) and isinstance(n.ctx, gast.Store) for n in scope.walk(stmt)
     )
     stores |= kind in (_DECLARED, _STORE)  # what it stores (a `global` variable, `LOG.append(v)`) is data read back
-    written = AsWritten(name, what, fn, inputs, outputs, isinstance(stmt, gast.Raise), stores, reads)
+    shown = {n: s.shown[n] for n in inputs if n in s.shown}
+    written = AsWritten(name, what, fn, inputs, outputs, shown, isinstance(stmt, gast.Raise), stores, reads)
     parsed.outside[name] = written
     return written
 

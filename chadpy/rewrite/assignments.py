@@ -4,6 +4,7 @@
 | --- | --- |
 | `x[k] = v` | `x.__setitem__(k, v)` (a slice `a:b` in k as `slice(a, b)`) |
 | `x[k] op= v` | `x.__setitem__(k, x[k] op v)`, k evaluated once |
+| `a[i], b = v` | `p, q = v`, then `a[i] = p` and `b = q` (unpacked first, assigned left to right) |
 | `x.fill(v)` | `x.__setitem__(..., v)` |
 | `np.add.at(x, k, v)` | `x[k] = added_at(x, k, v)`, then as above (`_adds_at`) |
 
@@ -82,10 +83,17 @@ def _adds_at(parsed: ParsedFunction) -> None:
 
 def _assigns_elements(stmt: gast.stmt) -> bool:
     if isinstance(stmt, gast.Assign):
-        return any(isinstance(t, gast.Subscript) for t in stmt.targets)
+        return any(map(_holds_element, stmt.targets))
     if isinstance(stmt, gast.AugAssign):
         return isinstance(stmt.target, gast.Subscript)
     return _filled(stmt) is not None
+
+
+def _holds_element(target: gast.expr) -> bool:
+    """An element target, or a tuple target with one inside (`h[:, t], cache = ...`)."""
+    if isinstance(target, gast.Tuple):
+        return any(map(_holds_element, target.elts))
+    return isinstance(target, gast.Subscript)
 
 
 def _filled(stmt: gast.stmt) -> gast.Call | None:
@@ -107,10 +115,7 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
         if len(stmt.targets) > 1 or not _simple(value):  # evaluated once, before the targets (Python's order)
             value = _bound(value, names, out, "value")
         for target in stmt.targets:
-            if isinstance(target, gast.Subscript):
-                out.append(_set(target.value, key_expression(target.slice), value))
-            else:
-                out.append(gast.Assign([target], value, None))
+            _assign(target, value, names, out)
     elif isinstance(stmt, gast.AugAssign):
         key = key_expression(stmt.target.slice)
         if not _simple(key):
@@ -125,6 +130,20 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
             if isinstance(n, (gast.expr, gast.stmt)):
                 gast.copy_location(n, stmt)
     return out
+
+
+def _assign(target: gast.expr, value: gast.expr, names: NameSupply, out: list[gast.stmt]) -> None:
+    """`target = value` for a target holding elements: a tuple unpacked into fresh names first (Python unpacks
+    the whole value, then assigns the targets from left to right), an element as the update it is."""
+    if isinstance(target, gast.Tuple) and any(map(_holds_element, target.elts)):
+        parts = [names.fresh("unpacked") for _ in target.elts]
+        out.append(gast.Assign([gast.Tuple([gast_name(p, gast.Store) for p in parts], gast.Store())], value, None))
+        for t, p in zip(target.elts, parts):
+            _assign(t, gast_name(p), names, out)
+    elif isinstance(target, gast.Subscript):
+        out.append(_set(target.value, key_expression(target.slice), value))
+    else:
+        out.append(gast.Assign([target], value, None))
 
 
 def _set(container: gast.Name, key: gast.expr, value: gast.expr) -> gast.Expr:

@@ -149,9 +149,8 @@ class _Function:
             out.append(gast.Assign([gast_name(after.caught, gast.Store)], gast.Constant(None, None), None))
         out.append(gast.If(raised, chain, run(orelse)))
         if after:
-            again = AsWritten(
-                self.names.fresh("raise_again"), "`finally` clause", _raise_again, (after.caught,), (), True
-            )
+            name = self.names.fresh("raise_again")
+            again = AsWritten(name, "`finally` clause", _raise_again, (after.caught,), (), raises=True)
             self.parsed.outside[again.name] = again
             pending = gast.Compare(gast_name(after.caught), [gast.IsNot()], [gast.Constant(None, None)])
             reraise = gast.Return(gast.Call(gast_name(again.name), [gast_name(after.caught)], []))

@@ -35,6 +35,7 @@ from ..ir.types import (
     dtype_of,
     is_active,
     is_number,
+    item_join,
     join,
     promote,
     scalar,
@@ -81,6 +82,15 @@ def as_array(t: VType) -> Arr:
             dtype = promote(dtype, p.dtype)
         return arr(rank, dtype, any(p.active for p in parts))
     return Arr(None, "f")
+
+
+def part_array(t: VType) -> Arr:
+    """The array each part of a sequence of arrays is (`np.concatenate(xs)`); a tuple's parts may be of
+    different kinds (`([0.0], v)`: a list and an array)."""
+    if not isinstance(t, Tup):
+        return as_array(item_join(t))
+    whole = as_array(t)
+    return arr(None if whole.rank is None else whole.rank - 1, whole.dtype, whole.active)
 
 
 def _numeric_operands(types: list[VType], name: str) -> list[VType] | None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import ChadTypeError
 from ..ir.types import BOOL, INT, NONE, SLICE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
 from ..runtime import numpy as runtime
 from ..runtime import reductions as reductions_runtime
@@ -36,7 +37,19 @@ from .kinds import (
     same_array,
     shape_rank,
 )
-from .registry import ATTRIBUTES, METHODS, PRIMITIVES, REALS, ZERO, Primitive, Reals, Vjp, numpy_function
+from .registry import (
+    AS_PYTHON,
+    ATTRIBUTES,
+    METHODS,
+    PRIMITIVES,
+    REALS,
+    ZERO,
+    Primitive,
+    Reals,
+    Vjp,
+    numpy_function,
+    written_in_python,
+)
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -90,7 +103,8 @@ def arange_kind(types: list[VType], consts: list[object]) -> VType:
 
 
 def eye_kind(types: list[VType], consts: list[object]) -> VType:
-    return Arr(2, "f")
+    """`np.eye(N, M, k, dtype)`, `np.identity(n, dtype)`: a matrix, of that dtype if one is given."""
+    return Arr(2, dtype_kind(consts[-1]) or "f")
 
 
 def argreduce_kind(types: list[VType], consts: list[object]) -> VType:
@@ -111,8 +125,9 @@ def clip_kind(types: list[VType], consts: list[object]) -> VType:
 
 
 def full_kind(types: list[VType], consts: list[object]) -> VType:
-    """`np.full(shape, fill_value)`: an array of the shape's rank, of the fill value's dtype."""
-    return arr(shape_rank(types[0]), as_array(types[1]).dtype, True)
+    """`np.full(shape, fill_value, dtype)`: an array of the shape's rank, of the fill value's dtype or the one
+    given."""
+    return arr(shape_rank(types[0]), dtype_kind(consts[2]) or as_array(types[1]).dtype, True)
 
 
 def full_like_kind(types: list[VType], consts: list[object]) -> VType:
@@ -326,20 +341,21 @@ PRIMITIVES.update(
         np.zeros: _data(np.zeros, ("shape", "dtype"), (None,), filled_kind, positional=1),
         np.ones: _data(np.ones, ("shape", "dtype"), (None,), filled_kind, positional=1),
         np.empty: _data(np.empty, ("shape", "dtype"), (None,), filled_kind, positional=1),
-        np.eye: _data(np.eye, ("N", "M", "k"), (None, 0), eye_kind),
+        np.eye: _data(np.eye, ("N", "M", "k", "dtype"), (None, 0, float), eye_kind),
         np.arange: _data(
             np.arange, ("start_or_stop", "stop", "step", "dtype"), (None, 1, None), arange_kind, positional=3
         ),
         np.logspace: _data(
             np.logspace, ("start", "stop", "num", "endpoint", "base"), (50, True, 10.0), fixed(Arr(1, "f"))
         ),
-        np.identity: _data(np.identity, ("n",), (), fixed(Arr(2, "f"))),
+        np.identity: _data(np.identity, ("n", "dtype"), (None,), eye_kind),
         np.full: _np(
             np.full,
-            lambda d, y, shape, value: [None, call(shape_runtime.broadcast_to_ct, d, value)],
-            ("shape", "fill_value"),
+            lambda d, y, shape, value, dtype: [None, call(shape_runtime.broadcast_to_ct, d, value), None],
+            ("shape", "fill_value", "dtype"),
+            (None,),
             kind=full_kind,
-            samples=(((2, 3), REALS), (3, REALS)),
+            samples=(((2, 3), REALS, None), (3, REALS, None), (3, REALS, "float64")),
         ),
         np.full_like: _np(
             np.full_like,
@@ -423,8 +439,37 @@ PRIMITIVES[_item] = Primitive(
     samples=((REALS.of(1, 1),), (REALS,)),
 )
 
+
+def _tolist(a: np.ndarray) -> object:
+    """`a.tolist()`: the array's elements as (nested) lists of Python scalars."""
+    return a.tolist()
+
+
+def _tolist_kind(types: list[VType], consts: list[object]) -> VType:
+    t = types[0]
+    if not isinstance(t, Arr):
+        return t
+    if t.rank is None:
+        raise ChadTypeError("`.tolist()` of an array whose rank is not known is not supported")
+    out: VType = scalar(t.dtype, t.active)
+    for _ in range(t.rank):
+        out = Lst(out)
+    return out
+
+
+# `x.tolist()`: nested lists of the elements; their cotangents, {position: ...} at each level, are x's
+PRIMITIVES[_tolist] = Primitive(
+    "tolist",
+    lambda x: CallX(Attr(x, "tolist"), []),
+    lambda d, y, x: [call(reductions_runtime.tolist_ct, d, x)],
+    (1, 1),
+    _tolist_kind,
+    samples=((REALS.of(3),), (REALS.of(2, 3),), (REALS,)),
+)
+
 # Methods and attributes of array values, as the NumPy functions they are.
 METHODS["item"] = _item  # `x.item()`: the one element of a size-1 array, as a Python scalar
+METHODS["tolist"] = _tolist
 ATTRIBUTES.update({"T": np.transpose, "shape": np.shape, "ndim": np.ndim, "size": np.size})
 
 # `np.add.at(x, key, v)` on an array the function owns: the front end writes it `x[key] = added_at(x, key, v)`
@@ -436,3 +481,19 @@ PRIMITIVES[runtime.added_at] = Primitive(
     (3, 3),
     added_at_kind,
 )
+
+
+# `np.vectorize(f)`: the function of x that applies f to each element, in x's shape (a loop chadpy differentiates);
+# an outside `v = np.vectorize(f)` called is `vectorized(v.pyfunc, x)` (`resolve.vectorized_object`)
+VECTORIZE = written_in_python(
+    """def vectorize(pyfunc):
+    return lambda x: vectorized(pyfunc, x)
+
+
+def vectorized(pyfunc, x):
+    return np.reshape(np.array([pyfunc(e) for e in np.ravel(x)]), np.shape(x))
+""",
+    "np.vectorize",
+    {"np": np},
+)
+AS_PYTHON[np.vectorize] = VECTORIZE["vectorize"]

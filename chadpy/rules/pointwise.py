@@ -61,10 +61,11 @@ def _mod(m: Spelling, d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
 
 
 def _pow_base(m: Spelling, d: Expr, a: Expr, b: Expr) -> Expr:
-    """Cotangent of a in a ** b; an exponent below 1 written in the code has a pole at a = 0 (strong zero)."""
+    """Cotangent of a in a ** b; an exponent written in the code below 1 has a pole at a = 0, one that is not
+    a whole number no value below 0 (NaN): a zero cotangent stays zero there (strong zero)."""
     ct = pow_base(d, a, b, m.pow_base)
     k = literal_number(b)
-    return m.strong_zero(d, ct) if k is not None and 0 != k < 1 else ct
+    return m.strong_zero(d, ct) if k is not None and (0 != k < 1 or k != int(k)) else ct
 
 
 def _mul(d: Expr, a: Expr, b: Expr) -> list[Expr]:

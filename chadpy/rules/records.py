@@ -5,11 +5,11 @@ record's component `name`) and the rest (the old record's)."""
 from __future__ import annotations
 
 from ..errors import ChadTypeError
-from ..ir.types import Rec, VType, describe
+from ..ir.types import OBJECT, Rec, VType, describe
 from ..runtime import records as runtime
 from ..runtime.cotangents import tuple_part
-from ..target.expressions import call
-from .registry import ZERO, Primitive
+from ..target.expressions import DictX, call
+from .registry import SPELLINGS, ZERO, Primitive
 
 
 def _set_field_type(types: list[VType], consts: list[object]) -> VType:
@@ -32,5 +32,27 @@ SET_FIELD = Primitive(
     ],
     (3, 3),
     _set_field_type,
+    containers=True,
+)
+
+# `super().__init__(...)` in a constructor runs the parent's `__init__` on a copy of the object made so far
+# (`objects.ParentInit`): a new object, so the parent's updates are the constructor's own
+COPIED = Primitive(
+    "copied",
+    lambda obj: call(runtime.copied, obj),
+    lambda d, y, obj: [d],
+    (1, 1),
+    lambda types, consts: types[0],
+    containers=True,
+)
+
+# A parameter of a frozen distribution the function made (`d.loc` of `scipy.stats.norm(mu, 1.0)`, a record's
+# field), read also from one SciPy froze where the code that made it ran as it is (`rules/stats.py`)
+SPELLINGS[runtime.frozen_parameter] = FROZEN_PARAMETER = Primitive(
+    "parameter",
+    lambda d, name, params: call(runtime.frozen_parameter, d, name, params),
+    lambda ct, y, d, name, params: [DictX([name], [ct]), None, None],
+    (3, 3),
+    lambda types, consts: types[0].field(consts[1]) if isinstance(types[0], Rec) else OBJECT,
     containers=True,
 )

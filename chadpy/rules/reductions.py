@@ -8,12 +8,13 @@ axes back (`keepdims`) before broadcasting the cotangent over the operand.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
 from ..ir.types import VType, arr
 from ..runtime import reductions as runtime
-from ..target.expressions import Expr, Lit, call
+from ..target.expressions import Expr, Lit, Obj, call, spelling
 from .kinds import UNKNOWN, KindRule, as_array, reduction
 from .registry import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
 
@@ -45,6 +46,8 @@ _REDUCE_SAMPLES = (
     (REALS, None, False),
     (REALS.of(), None, False),
 )
+# a list of numbers (one a 0-d array), of arrays along an axis
+_SEQUENCES = (([REALS, REALS.of(), REALS], None, False), ([REALS.of(3), REALS.of(3)], 0, False))
 _ZEROS = np.array([[0.5, 0.0, -2.0, 0.7], [0.0, 0.3, 0.0, 1.1]])  # zeros: cumprod's exact recurrence
 
 
@@ -65,8 +68,15 @@ def _reduction(
     def vjp(d: Expr, y: Expr, x: Expr, axis: Expr, keepdims: Expr, *rest: Expr) -> list[Expr | None]:
         return [call(ct, d, *([y] if with_y else []), x, axis, keepdims, *rest), None, None, *[None] * len(rest)]
 
+    def of_sequence(d: Expr, y: Expr, x: Expr, axis: Expr, keepdims: Expr, *rest: Expr) -> list[Expr | None]:
+        args = (d, *([y] if with_y else []), x, axis, keepdims, *rest)
+        return [call(runtime.sequence_ct, Obj(ct, spelling(ct)), 1 + with_y, *args), None, None, *[None] * len(rest)]
+
     params = (first, "axis", "keepdims", *names)
-    return _np(fn, vjp, params, (None, False, *defaults), kind=kind, samples=samples, **more)
+    p = _np(fn, vjp, params, (None, False, *defaults), kind=kind, samples=samples, **more)
+    # a list or tuple of numbers or arrays (`np.sum([a, b, c])`): the rule of the array NumPy makes of it
+    p.for_sequences = replace(p, vjp=of_sequence, containers=True, samples=tuple((*s, *defaults) for s in _SEQUENCES))
+    return p
 
 
 def _average(d: Expr, y: Expr, a: Expr, axis: Expr, keepdims: Expr, weights: Expr) -> list[Expr | None]:

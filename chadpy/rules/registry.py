@@ -34,18 +34,19 @@ from __future__ import annotations
 
 import functools
 import inspect
+import linecache
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..ir.types import Arr, Dct, Lst, Tup, VType
+from ..ir.types import OBJECT, Arr, Dct, Lst, Rec, Tup, VType, is_active
 from ..runtime import numpy as numpy_runtime
 from ..runtime import pointwise as pointwise_runtime
 from ..runtime.array_cotangents import dense, unbroadcast
 from ..runtime.cotangents import Zero
-from ..target.expressions import Expr, IfExp, Lit, Name, Obj, UnaryOp, call
+from ..target.expressions import Attr, CallX, Expr, IfExp, Lit, Name, Obj, UnaryOp, call
 from .kinds import FLOAT_RESULT, GENERAL_ARRAY, KindRule, elementwise
 
 Vjp = Callable[..., list[Expr]]
@@ -94,6 +95,8 @@ class Primitive:
     for_sequences: Primitive | None = None  # the version for lists and tuples (`+` concatenates)
     for_arrays: Primitive | None = None  # the version for arrays, when the scalar rule does not broadcast
     in_place: Primitive | None = None  # the version when its first argument is a list, dict or array
+    when_active: Primitive | None = None  # the version when a derivative flows into it (a call run as it is)
+    for_records: Primitive | None = None  # `obj.sum()` read as `np.sum(obj)` of an object: the object's own method
     ufunc: object = None  # an operator's NumPy ufunc, for `a op= b` on arrays (laid out like `a`)
     data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
     containers: bool = False  # takes tuples, lists or dicts that carry derivatives
@@ -219,7 +222,28 @@ def numpy_function(
     emit = keyword_call(fn, params, defaults, positional)
     nargs = (len(params) - len(defaults), len(params))
     METHODS.update(dict.fromkeys(methods, fn))
-    return Primitive(name, emit, vjp, nargs, kind, params=params, defaults=defaults, fn=fn, **more)
+    p = Primitive(name, emit, vjp, nargs, kind, params=params, defaults=defaults, fn=fn, **more)
+    if len(methods) == 1:
+        p.for_records = method_of_record(methods[0], params, defaults)
+    return p
+
+
+def method_of_record(method: str, params: tuple[str, ...], defaults: tuple[object, ...]) -> Primitive:
+    """`obj.method(...)` of an object of a user class, read as NumPy's `np.method(obj, ...)` before obj's type is
+    known (`x.sum()` of an array): the object's own method, run as it is (`d.std()` of a frozen distribution);
+    its result is data, and a derivative flowing into it an error."""
+    required = len(params) - len(defaults)
+
+    def emit(x: Expr, *args: Expr) -> Expr:
+        out = CallX(Attr(x, method), list(args[: required - 1]))
+        for name, default, a in zip(params[required:], defaults, args[required - 1 :]):
+            if not (isinstance(a, Lit) and is_default(a.value, default)):
+                out.keywords[name] = a
+        return out
+
+    return Primitive(
+        f".{method}", emit, None, (1, None), lambda types, consts: OBJECT, data_only=True, aliases="unknown"
+    )
 
 
 def ufunc(fn: np.ufunc, vjp: Vjp, nargs: int = 1) -> Primitive:
@@ -339,6 +363,10 @@ def sampled(domain: Reals | tuple[Reals, ...], *arities: int) -> tuple[tuple[Rea
 
 def resolve(op: Primitive, types: list[VType]) -> Primitive:
     """The version of `op` for these argument types (a list `+` concatenates)."""
+    if op.when_active is not None and any(map(is_active, types)):
+        return op.when_active
+    if op.for_records is not None and types and isinstance(types[0], Rec):
+        return op.for_records
     if op.in_place is not None and isinstance(types[0], (Lst, Dct, Arr)):
         return op.in_place
     if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types):
@@ -352,15 +380,36 @@ def resolve(op: Primitive, types: list[VType]) -> Primitive:
 # resolves to, operators by their Python spelling (unary ones: "neg", "pos", "not"),
 # methods and attributes of array values by name (as the NumPy functions they are).
 PRIMITIVES: dict[object, Primitive] = {}
+# Functions that are a primitive registered above too (`operator.mul` is `*`), or chadpy's own that code it
+# generates calls
+SPELLINGS: dict[object, Primitive] = {}
 OPERATORS: dict[str, Primitive] = {}
 METHODS: dict[str, object] = {}
+# Methods of data objects with a rule where a derivative flows into their arguments (`frozen.logpdf(x)`)
+DATA_METHODS: dict[str, Primitive] = {}
+# Objects whose calls make a record the function differentiates (a SciPy distribution: its frozen ones, by class)
+DISTRIBUTIONS: dict[object, type] = {}
 ATTRIBUTES: dict[str, object] = {}
+
+
+# Functions chadpy differentiates through Python written for them (`np.vectorize`: `rules/numpy.py`)
+AS_PYTHON: dict[object, object] = {}
+
+
+def written_in_python(source: str, name: str, namespace: dict[str, object]) -> dict[str, object]:
+    """The functions `source` defines (its names in `namespace`), as Python functions whose source chadpy reads
+    like a user's (`name` names the text in locations): what a rule written in Python is."""
+    filename = f"<chadpy {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # for chadpy to read
+    defined = dict(namespace)
+    exec(compile(source, filename, "exec"), defined)
+    return {k: v for k, v in defined.items() if k not in namespace and k != "__builtins__"}
 
 
 def lookup(fn: object) -> Primitive | None:
     """The primitive a called object is, if any (unhashable objects are none)."""
     try:
-        return PRIMITIVES.get(fn)
+        return PRIMITIVES.get(fn) or SPELLINGS.get(fn)
     except TypeError:
         return None
 

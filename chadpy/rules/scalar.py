@@ -12,10 +12,12 @@ from __future__ import annotations
 import builtins
 import functools
 import math
+import operator
 
 import numpy as np
 
-from ..ir.types import INT, NONE, OBJECT, REAL, SLICE, VType
+from ..errors import ChadTypeError
+from ..ir.types import BOOL, BOTTOM, INT, NONE, OBJECT, REAL, SLICE, Arr, VType, describe
 from ..runtime import reductions as reductions_runtime
 from ..runtime import scalar as runtime
 from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
@@ -43,6 +45,7 @@ from .registry import (
     POSITIVE,
     PRIMITIVES,
     REALS,
+    SPELLINGS,
     Primitive,
     Spelling,
     function,
@@ -115,6 +118,16 @@ def _unary(name: str, symbol: str, vjp: object) -> Primitive:
     return Primitive(name, emit, vjp, kind=elementwise(symbol), elementwise=True, samples=((REALS,),))
 
 
+def _invert_kind(types: list[VType], consts: list[object]) -> VType:
+    """`~k` of an int or a bool (an int, as Python's), `~m` of an int or bool array (of its dtype)."""
+    t = types[0]
+    if isinstance(t, Arr) and t.dtype in ("b", "i") or t == OBJECT:
+        return t
+    if t in (INT, BOOL):
+        return INT
+    raise ChadTypeError(f"`~` of {describe(t)}: it takes an int, a bool, or an array of them")
+
+
 _DIVIDE = functools.partial(_binary, "truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide)
 
 OPERATORS.update(
@@ -131,6 +144,7 @@ OPERATORS.update(
         "neg": _unary("neg", "-", _scalar(NEG)),
         "pos": _unary("pos", "+", lambda d, y, a: [d]),
         "not": Primitive("not", lambda a: UnaryOp("not", a), kind=BOOL_RESULT),
+        "invert": Primitive("invert", lambda a: UnaryOp("~", a), kind=_invert_kind),  # discrete: ints and bools
         # comparisons: discrete
         "<": _compare("lt", "<"),
         "<=": _compare("le", "<="),
@@ -233,6 +247,40 @@ PRIMITIVES.update(
         runtime.check: function(runtime.check, None, (1, 2), kind=NONE_RESULT),
     }
 )
+# The `operator` module's functions (`functools.reduce(operator.mul, xs)`, `map(operator.add, xs, ys)`) are
+# the operators they spell
+SPELLINGS.update(
+    {
+        getattr(operator, name): OPERATORS[symbol]
+        for name, symbol in {
+            "add": "+",
+            "sub": "-",
+            "mul": "*",
+            "truediv": "/",
+            "pow": "**",
+            "mod": "%",
+            "floordiv": "//",
+            "matmul": "@",
+            "neg": "neg",
+            "pos": "pos",
+            "not_": "not",
+            "invert": "invert",
+            "lt": "<",
+            "le": "<=",
+            "gt": ">",
+            "ge": ">=",
+            "eq": "==",
+            "ne": "!=",
+            "is_": "is",
+            "is_not": "is not",
+        }.items()
+    }
+)
+SPELLINGS[operator.abs] = PRIMITIVES[builtins.abs]
+# A read of a variable not assigned on the path that reaches it: it raises (nothing after it is on a path).
+READ_UNASSIGNED = function(runtime.read_unassigned, None, (1, 1), kind=lambda types, consts: BOTTOM)
+# The check of an `if` inference specialised to one branch by the kinds of the values it tests (`y is None`).
+ON_PATH = function(runtime.on_path, None, (2, 2), kind=NONE_RESULT)
 
 # A `with` statement's context manager (data), entered and left around its body (`desugar.with_blocks`).
 PRIMITIVES[runtime.enter] = Primitive(

@@ -15,6 +15,7 @@ from ..errors import ChadTypeError
 from ..ir.types import (
     BOTTOM,
     INT,
+    NONE,
     SLICE,
     Arr,
     Dct,
@@ -25,17 +26,19 @@ from ..ir.types import (
     arr,
     dct,
     describe,
+    element,
     is_active,
     is_number,
     item_join,
     join,
     join_all,
 )
+from ..runtime import array_cotangents
 from ..runtime import reductions as reductions_runtime
 from ..runtime import sequences as runtime
 from ..runtime import writes as writes
 from ..target.expressions import Attr, BinOp, CallX, call
-from .kinds import BOOL_RESULT, INDICES, INT_RESULT, UNKNOWN, opaque
+from .kinds import BOOL_RESULT, INDICES, INT_RESULT, NONE_RESULT, UNKNOWN, opaque
 from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
 
 # ---------------------------------------------------------------- kind rules of this family
@@ -77,8 +80,8 @@ def _copy_type(types: list[VType], consts: list[object]) -> VType:
     x = types[0]
     if isinstance(x, Dct):
         return Lst(x.key)  # list(d) is d's keys
-    if isinstance(x, Arr) and is_active(x):
-        raise ChadTypeError("list() of an array that carries derivatives is not supported; index the array instead")
+    if isinstance(x, Arr):
+        return Lst(element(x))  # its rows
     return x if isinstance(x, Lst) else Lst(item_join(x))
 
 
@@ -436,6 +439,16 @@ LIST_COPY = Primitive(
     containers=True,
     samples=((_LIST,),),
 )
+# `list(x)` of an array: its rows, whose cotangents {position: ...} are x's
+LIST_COPY.for_arrays = Primitive(
+    "list",
+    lambda x: call(list, x),
+    lambda d, y, x: [call(array_cotangents.rows_ct, d, x)],
+    (1, 1),
+    _copy_type,
+    containers=True,
+    samples=((REALS.of(3),), (REALS.of(2, 3),)),
+)
 TUPLE_COPY = Primitive(
     "tuple",
     lambda x: call(tuple, x),
@@ -456,7 +469,39 @@ DICT_VALUES = Primitive(
 DICT_KEYS = function(list, None, kind=_keys_type, name="keys", containers=True)
 POSITIONS = function(runtime.positions, None, kind=_keys_type, containers=True)  # what a `for` loop counts
 ARGSORT = function(runtime.argsort, None, (2, 2), kind=INDICES, containers=True)  # `sorted(xs, key=...)`'s order
-KEYS_WITHIN = function(runtime.keys_within, None, (2, 2), kind=BOOL_RESULT)  # `f(**kw)`'s check
+# `f(*xs, **kw)` of a function chadpy reads: raises Python's TypeError where the call does not bind
+CALL_BINDS = function(runtime.call_binds, None, (5, None), kind=NONE_RESULT)
+
+
+def _unpacks_type(types: list[VType], consts: list[object]) -> VType:
+    if isinstance(types[0], Dct):
+        raise ChadTypeError("a starred target (`a, *b = d`) unpacking a dict's keys is not supported: use `list(d)`")
+    return NONE
+
+
+UNPACKS = function(runtime.unpacks, None, (2, 2), kind=_unpacks_type)  # `a, *b = xs`'s check of xs's length
+
+
+def _without_keys_type(types: list[VType], consts: list[object]) -> VType:
+    d, names = types[0], consts[1]
+    if not isinstance(d, Dct):
+        raise ChadTypeError(f"`**` spreads a dict of keywords, not {describe(d)}")
+    if d.fields is None:
+        return d
+    kept = [(k, t) for k, t in d.fields if k not in names]
+    return dct([t for _, t in kept], [k for k, _ in kept])
+
+
+# The keywords of `f(**kw)` left for f's `**kwargs`: kw without f's named parameters (a cotangent of the
+# result is one of kw: its keys are kw's)
+WITHOUT_KEYS = Primitive(
+    "without_keys",
+    lambda d, names: call(runtime.without_keys, d, names),
+    lambda ct, y, d, names: [ct, None],
+    (2, 2),
+    _without_keys_type,
+    containers=True,
+)
 ARGBEST = function(runtime.argbest, None, (2, 2), kind=INT_RESULT)  # `max(xs, key=...)`'s position
 
 PRIMITIVES.update(

@@ -12,11 +12,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import ChadTypeError
-from ..ir.types import Lst, Tup, VType, arr, is_active, is_number, item_join
+from ..ir.types import Lst, Tup, VType, arr, is_active, is_number
 from ..runtime import numpy as numpy_runtime
 from ..runtime import shape as runtime
 from ..target.expressions import CallX, Expr, Obj, call
-from .kinds import UNKNOWN, KindRule, as_array, reranked, same_array, shape_rank
+from .kinds import UNKNOWN, KindRule, as_array, part_array, reranked, same_array, shape_rank
 from .registry import PRIMITIVES, REALS, Primitive, numpy_function
 
 # ---------------------------------------------------------------- kind rules of this family
@@ -27,7 +27,7 @@ def reshape_kind(types: list[VType], consts: list[object]) -> VType:
 
 
 def concatenate_kind(types: list[VType], consts: list[object]) -> VType:
-    part = as_array(item_join(types[0]))
+    part = part_array(types[0])
     axis = consts[1] if len(consts) > 1 else 0
     return arr(1 if axis is None else part.rank, part.dtype, True)
 
@@ -108,7 +108,7 @@ def stacked_kind(least: int) -> KindRule:
     """`np.vstack(xs)` (least 2), `np.hstack` (1), `np.column_stack` (2): the parts' rank, at least `least`."""
 
     def rule(types: list[VType], consts: list[object]) -> VType:
-        part = as_array(item_join(types[0]))
+        part = part_array(types[0])
         return arr(None if part.rank is None else max(part.rank, least), part.dtype, True)
 
     return rule

@@ -2,6 +2,11 @@
 `cdf`, `logcdf` of the continuous families `norm t gamma beta expon`, `logpdf` and `pdf` of
 `multivariate_normal` and `dirichlet`, `logpmf` of `poisson` and `binom`.
 
+A frozen distribution made in a differentiated function (`scipy.stats.norm(mu, 1.0)`) is a record of its
+parameters (`runtime.records.FrozenDistribution`), so they are differentiated too; its methods are the rules
+above (`objects.frozen_method`). One made outside (`self.dist = scipy.stats.norm(0, 1)` in an object given) is
+data: its `logpdf`, `pdf`, `cdf`, `logcdf` take a derivative in x (`DATA_METHODS`), its parameters none.
+
 `scipy.stats.norm` is an object (an `rv_continuous`), and `scipy.stats.norm.logpdf` a bound method:
 a new object at each access, but equal to the others (and of the same hash), so the registry keys
 on it and `lookup` finds the one a call resolves to. The methods take `*args, **kwds`; a rule
@@ -11,14 +16,27 @@ runtime halves are in `runtime/special.py`.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import scipy.stats as st
 
-from ..ir.types import VType, arr, scalar
+from ..ir.types import VType, arr, is_number, scalar
 from ..runtime import special as special_runtime
-from ..target.expressions import Expr, call
+from ..runtime.records import FrozenDistribution, frozen_parameter, scipy_frozen
+from ..target.expressions import Attr, CallX, Expr, call
 from .kinds import as_array, elementwise
-from .registry import POSITIVE, PRIMITIVES, REALS, Primitive, Reals, keyword_call
+from .registry import (
+    DATA_METHODS,
+    DISTRIBUTIONS,
+    POSITIVE,
+    PRIMITIVES,
+    REALS,
+    Primitive,
+    Reals,
+    keyword_call,
+    written_in_python,
+)
 
 _SCALE = Reals(0.5, 1.5)
 _LOC = Reals(-0.5, 0.5)
@@ -138,3 +156,73 @@ PRIMITIVES.update(
         ),
     }
 )
+
+
+def _frozen(family: str, params: tuple[str, ...], defaults: tuple[object, ...], sample: tuple) -> type:
+    """The record class of the frozen distributions of `scipy.stats.<family>`, of these parameters (those its
+    methods take after x; `sample`: values of them SciPy accepts). Its methods are SciPy's frozen one's,
+    written in Python chadpy reads (`_frozen_methods`)."""
+    dist = getattr(st, family)
+    spec = {"dist": dist, "params": params, "defaults": defaults, "__module__": f"chadpy.frozen.{family}"}
+    return type(
+        f"{family}_frozen", (FrozenDistribution,), {**spec, **_frozen_methods(family, type(dist(*sample)), params)}
+    )
+
+
+def _frozen_methods(family: str, frozen: type, params: tuple[str, ...]) -> dict[str, object]:
+    """The methods of the frozen distributions' record class, as Python functions with source (chadpy reads
+    them; they also run as they are on one SciPy froze, where the code that made it ran as Python): those with a
+    rule call it on x and the record's parameters (`def logpdf(self, x): return logpdf(x, parameter(self, 'loc',
+    ...), ...)`), the others SciPy's frozen distribution's (`def rvs(self, size=...): return scipy_frozen(self).rvs(
+    size, ...)`; data: an error where a derivative flows in)."""
+    dist = getattr(st, family)
+    namespace: dict[str, object] = {"parameter": frozen_parameter, "params": params, "scipy_frozen": scipy_frozen}
+    lines: list[str] = []
+    for name, method in inspect.getmembers(frozen, inspect.isfunction):
+        taken = list(inspect.signature(method).parameters.values())[1:]
+        if name.startswith("_") or name in params or any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in taken):
+            continue
+        namespace[f"{name}_defaults"] = [p.default for p in taken]
+        head = [p.name if p.default is p.empty else f"{p.name}={name}_defaults[{k}]" for k, p in enumerate(taken)]
+        rule = PRIMITIVES.get(getattr(dist, name, None))
+        if rule is not None and rule.params[1:] == params and len(taken) == 1:
+            namespace[f"{family}_{name}"] = getattr(dist, name)
+            given = ", ".join(f"parameter(self, {p!r}, params)" for p in params)
+            body = f"{family}_{name}({taken[0].name}, {given})"
+        else:
+            body = f"scipy_frozen(self).{name}({', '.join(p.name for p in taken)})"
+        lines += [f"def {name}({', '.join(['self', *head])}):", f"    return {body}", "", ""]
+    return written_in_python("\n".join(lines), f"frozen {family}", namespace)
+
+
+_SAMPLES = {"t": (3.0,), "gamma": (2.0,), "beta": (2.0, 2.0)}  # shape parameters SciPy accepts
+DISTRIBUTIONS.update(
+    {
+        getattr(st, family): _frozen(family, (*shapes, "loc", "scale"), (0.0, 1.0), _SAMPLES.get(family, ()))
+        for family, shapes in _SHAPES.items()
+    }
+)
+DISTRIBUTIONS.update(
+    {
+        st.multivariate_normal: _frozen("multivariate_normal", ("mean", "cov"), (None, 1), ([0.0],)),
+        st.dirichlet: _frozen("dirichlet", ("alpha",), (), ([1.0, 1.0],)),
+        st.poisson: _frozen("poisson", ("mu", "loc"), (0,), (1.0,)),
+        st.binom: _frozen("binom", ("n", "p", "loc"), (0,), (2, 0.5)),
+    }
+)
+
+
+def _frozen_method(method: str) -> Primitive:
+    """`d.method(x)` of a frozen distribution that is data (made outside): x's derivative, the family's rule
+    found when it runs (`frozen_rule`, an error for another object)."""
+    return Primitive(
+        f".{method}",
+        lambda d, x: CallX(Attr(d, method), [x]),
+        lambda ct, y, d, x, saved: [None, CallX(saved, [ct, y, x])],
+        (2, 2),
+        lambda types, consts: scalar("f", True) if is_number(types[1]) else arr(None, "f", True),
+        saves=lambda y, d, x: call(special_runtime.frozen_rule, d, method),
+    )
+
+
+DATA_METHODS.update({method: _frozen_method(method) for method in ("logpdf", "pdf", "cdf", "logcdf")})

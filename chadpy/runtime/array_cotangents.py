@@ -388,6 +388,11 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
 
 
 @reads_shape_only(1)
+def rows_ct(d: Any, x: np.ndarray) -> Any:
+    """Cotangent of x in `list(x)` (its rows) from the list's: `Zero` or {position: cotangent}."""
+    return Zero if d is Zero else unpacked_ct(d, x)
+
+
 def unpacked_ct(d: dict, x: np.ndarray) -> Any:
     """Cotangent of `x` unpacked into names (`m, b = theta`: its rows) from theirs, `{position: cotangent}`."""
     s = Scatter(x.shape, _dtype_of(x))

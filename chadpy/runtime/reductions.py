@@ -12,6 +12,7 @@ import numpy as np
 
 from .array_cotangents import index_ct, ndarray_of, unbroadcast
 from .arrays import Axis, IntTuple, broadcast, float_dtype, python_scalar
+from .cotangents import Zero
 from .facts import reads_shape_only
 from .numpy import _axes, _expand, as_cotangent_of, linear
 
@@ -347,10 +348,38 @@ def astype_ct(d: Any, x: Any) -> Any:
 
 
 @linear
+def sequence_ct(ct: Callable, at: int, *args: Any) -> Any:
+    """Cotangent of a list or tuple x of numbers or arrays in a NumPy function of it (`np.sum([a, b])`):
+    `ct`'s (of `args`, x at position `at`) for the array NumPy makes of x, given back in x's structure."""
+    x = args[at]
+    if isinstance(x, np.ndarray):
+        return ct(*args)
+    g = ct(*args[:at], np.asarray(x), *args[at + 1 :])
+    return Zero if g is Zero else array_ct(g, x)
+
+
+@linear
 def array_ct(d: object, x: object) -> object:
     """Cotangent of x in `np.array(x)`: an array's; a number's; a (nested) list's or tuple's
     {position: cotangent of that element}."""
     return _nested_ct(d, x)
+
+
+@linear
+def tolist_ct(d: Any, x: np.ndarray) -> Any:
+    """Cotangent of x in `x.tolist()`: each element's, from the nested lists' ({position: ...} at each level;
+    a number's for a 0-d x)."""
+    out = np.zeros(x.shape, float_dtype(x.dtype))
+
+    def fill(ct: Any, at: tuple) -> None:
+        if isinstance(ct, dict):
+            for k, part in ct.items():
+                fill(part, (*at, k))
+        elif ct is not Zero:
+            out[at] += ct
+
+    fill(d, ())
+    return out
 
 
 def _nested_ct(d: object, x: object) -> object:

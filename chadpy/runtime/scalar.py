@@ -1,7 +1,12 @@
 """The run-time half of `rules/scalar.py`: the statements the generated code spells as calls (`assert`,
-the two ends of a `with` block, a call with star-arguments)."""
+the two ends of a `with` block, a call with star-arguments, the check of a branch chosen by types), and what
+a variable not assigned on a path holds."""
 
 from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ChadError, UnknownFunction
 
 
 def enter(cm: object) -> object:
@@ -20,9 +25,28 @@ def check(cond: object, message: object = None) -> None:
         raise AssertionError(message) if message is not None else AssertionError
 
 
+def merged(named: dict, more: dict) -> dict:
+    """A call's keyword arguments: those named, then a `**kwargs` dict's."""
+    return {**named, **more}
+
+
 def spread_call(fn: object, args: tuple, kwargs: dict) -> object:
     """`fn(*args, **kwargs)`: a call with star-arguments of a function run as it is."""
     return fn(*args, **kwargs)
+
+
+def carries_none(result: object, what: str) -> object:
+    """The result of a call chadpy runs as it is on values a derivative flows through: exact where it carries
+    none out (None, a str, an int or bool, an array of them); anything else is an error, never a silent zero."""
+    if result is None or isinstance(result, (str, bytes, bool, int, np.integer, np.bool_)):
+        return result
+    if isinstance(result, np.ndarray) and result.dtype.kind in "biu":
+        return result
+    raise UnknownFunction(
+        f"{what} has no derivative rule and no Python source chadpy can read; a value a derivative flows through "
+        f"goes into it, and it returned {type(result).__name__}, which may carry one: register its derivative "
+        "with chadpy.defvjp, or call it on values no derivative flows through"
+    )
 
 
 def unassigned_read(catch: object) -> tuple:
@@ -32,6 +56,11 @@ def unassigned_read(catch: object) -> tuple:
     if isinstance(error, catch):
         return (False, error, None)
     raise error
+
+
+def read_unassigned(name: str) -> None:
+    """A read of a variable not assigned on the path taken: Python's error."""
+    raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
 
 
 class _Unassigned:
@@ -51,3 +80,13 @@ class _Unassigned:
 
 
 UNASSIGNED = _Unassigned()
+
+
+def on_path(cond: object, taken: bool) -> None:
+    """The branch chadpy specialised an `if` to, by the kinds of the values it tests (`y is None` where y is
+    None), checked when the code runs (a value typed as never None can be None where it joined an optional one)."""
+    if bool(cond) is not taken:
+        raise ChadError(
+            f"chadpy specialised this `if` to its {'first' if taken else 'other'} branch by the kinds of the values "
+            "it tests, but this call takes the other one (an optional value?)"
+        )

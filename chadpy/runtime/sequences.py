@@ -5,6 +5,8 @@ A list's cotangent is like a tuple's: `Zero` or a dict {position: cotangent}, so
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from .cotangents import Zero, add
@@ -112,9 +114,32 @@ def dict_of_ct(d: object, positions: dict | None) -> object:
     return {positions[k]: {1: c} for k, c in d.items()}
 
 
-def keys_within(d: dict, names: tuple) -> bool:
-    """Whether every key of `d` is one of `names` (`f(**kw)`: Python rejects any other)."""
-    return all(k in names for k in d)
+def call_binds(
+    signature: inspect.Signature, name: str, given: int, named: tuple, kw: dict | None, *spread: object
+) -> None:
+    """Raise Python's TypeError where a call of function `name` of this signature with `given` positional
+    arguments, then the items of each sequence in `spread` (`*xs`), the keywords `named` and the keys of `kw`
+    (`**kw`) does not bind (too many or too few arguments, a keyword not taken or given twice)."""
+    keywords = dict.fromkeys(named)
+    for k in kw or ():
+        if k in keywords:
+            raise TypeError(f"{name}() got multiple values for keyword argument {k!r}")
+        keywords[k] = None
+    try:
+        signature.bind(*([None] * given), *(x for xs in spread for x in xs), **keywords)
+    except TypeError as e:
+        raise TypeError(f"{name}(): {e}") from None
+
+
+def unpacks(xs: object, least: int) -> None:
+    """`a, *b, c = xs`: Python's ValueError where xs has fewer than `least` items (the targets but `*b`)."""
+    if len(xs) < least:
+        raise ValueError(f"not enough values to unpack (expected at least {least}, got {len(xs)})")
+
+
+def without_keys(d: dict, names: tuple) -> dict:
+    """`d` without the keys `names` (what a function's `**kwargs` collects of a call's `**d`)."""
+    return {k: v for k, v in d.items() if k not in names}
 
 
 def transposed(rows: object) -> list:

@@ -179,3 +179,27 @@ def dirichlet_ct(d: Any, y: Any, method: str, which: int, x: Any, alpha: Any) ->
         return _summed_to(g if xa.shape[0] == k else g[:-1] - g[-1:], x)
     g = (np.log(full) - sc.digamma(alpha)[column] + sc.digamma(np.sum(alpha))) * w
     return _summed_to(np.sum(g.reshape(k, -1), axis=1), alpha)
+
+
+# ====================================================================== frozen distributions
+
+_MVN_FROZEN = type(st.multivariate_normal([0.0]))
+_DIRICHLET_FROZEN = type(st.dirichlet([1.0, 1.0]))
+
+
+def frozen_rule(obj: Any, method: str) -> Callable[[Any, Any, Any], Any]:
+    """The cotangent of x in `obj.method(x)`, as a function of (d, y, x), for a frozen SciPy distribution obj
+    (`scipy.stats.norm(0, 1)` made outside: its parameters are data) of a family with a rule; a ChadError for
+    any other object."""
+    family = getattr(getattr(obj, "dist", None), "name", None)
+    if family in FAMILIES and method in ("logpdf", "pdf", "cdf", "logcdf") and hasattr(obj, "args"):
+        shapes, loc, scale = obj.dist._parse_args(*obj.args, **obj.kwds)
+        return lambda d, y, x: stats_ct(d, y, family, method, 0, x, *shapes, loc, scale)
+    if isinstance(obj, _MVN_FROZEN) and method in ("logpdf", "pdf"):
+        return lambda d, y, x: mvn_ct(d, y, method, 0, x, obj.mean, obj.cov)
+    if isinstance(obj, _DIRICHLET_FROZEN) and method in ("logpdf", "pdf"):
+        return lambda d, y, x: dirichlet_ct(d, y, method, 0, x, obj.alpha)
+    raise ChadError(
+        f"`.{method}(x)` of {type(obj).__name__}: chadpy has a derivative for it on a frozen SciPy distribution of "
+        f"the families {' '.join(FAMILIES)} multivariate_normal dirichlet; here a derivative flows into x"
+    )

@@ -58,6 +58,12 @@ class Writes:
             self.done += 1
 
 
+def copied_on_entry(x: Any) -> Any:
+    """A differentiated argument the function updates in place: its copy, which the derivative updates (the
+    caller's stays as it is)."""
+    return list(x) if isinstance(x, list) else np.array(x, copy=True)
+
+
 def _get(container: Any, key: Any) -> Any:
     """The value at `key`, as a copy where it is a part of an array."""
     if isinstance(container, dict):

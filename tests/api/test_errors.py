@@ -147,11 +147,6 @@ def e_nonlocal(x):
     return total
 
 
-def e_append_param(xs):
-    xs.append(1.0)
-    return sum(xs)
-
-
 def e_set(x):
     v = {x, x}
     return x * 2.0 + len(v)
@@ -202,7 +197,6 @@ CASES = [
     (e_for_else, (1.0,), chad.UnsupportedSyntax, "for ... else", "for _ in range(3):"),
     (e_while_else, (1.0,), chad.UnsupportedSyntax, "while ... else", "while y < 10.0:"),
     (e_nonlocal, (1.0,), chad.UnsupportedSyntax, "nonlocal", "nonlocal total"),
-    (e_append_param, ([1.0, 2.0],), chad.UnsupportedSyntax, "list(xs)", "xs.append(1.0)"),
     (e_set, (1.0,), chad.UnsupportedSyntax, "set", "v = {x, x}"),
     # no line of these is wrong by itself: the `def` line or the `return` line will do
     (e_returns_pair, (1.0,), chad.ChadTypeError, "tuple", "return (x, x * 2.0)", "def e_returns_pair(x):"),

@@ -224,6 +224,9 @@ def test_a_zero_cotangent_at_a_pole_gives_zero_not_nan():
         g = chad.grad(f)(at_zero)
         assert g[0] == 0.0, name
     assert chad.grad(lambda v: 0.0 * math.sqrt(v) + v)(0.0) == 1.0
+    # an exponent that is not a whole number has no value below 0: the branch not taken gives 0, not NaN
+    g = chad.grad(lambda v: np.sum(np.where(v > 0, v**2.5, 0.0)))(np.array([0.5, -0.5]))
+    assert g[1] == 0.0 and g[0] == pytest.approx(2.5 * 0.5**1.5)
 
 
 # ---------------------------------------------------------------- where a derivative would flow: refused

@@ -461,7 +461,8 @@ def test_max_min_of_a_list_route_to_the_extremes():
 # ====================================================================== rejected list use
 
 
-def e_append_to_argument(xs, x):
+def e_append_to_argument(x, xs):
+    # the caller's list, not differentiated: the plain call's update would be lost
     xs.append(x)
     return sum(xs)
 
@@ -469,14 +470,14 @@ def e_append_to_argument(xs, x):
 @pytest.mark.parametrize(
     ("fn", "args", "lines"),
     [
-        (e_append_to_argument, ([1.0, 2.0], 3.0), ("xs.append(x)",)),
+        (e_append_to_argument, (3.0, [1.0, 2.0]), ("xs.append(x)",)),
     ],
     ids=["append-to-caller-list"],
 )
 @pytest.mark.parametrize("simplify", [True, False])
 def test_rejected_list_use(fn, args, lines, simplify):
     with pytest.raises(chad.ChadError) as info:
-        chad.grad(fn, argnums=tuple(range(len(args))), simplify=simplify)(*args)
+        chad.grad(fn, simplify=simplify)(*args)
     assert_located(str(info.value), fn, *lines)
 
 

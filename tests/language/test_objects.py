@@ -266,13 +266,15 @@ def test_a_method_assigning_an_attribute_of_its_object_is_an_error():
     assert "self.x = 2.0 * self.x" in str(e.value)
 
 
-def test_an_unknown_attribute_is_an_error_naming_it():
+def test_an_unknown_attribute_raises_pythons_error_when_it_is_read():
+    # it may be set by a statement run as written (a helper that initialises the object on the first call)
     def f(p):
         return p.c * 2.0
 
-    with pytest.raises(ChadError, match="no attribute `c`") as e:
+    with pytest.raises(AttributeError, match="'c'"):
+        f(DParams(np.ones(3), 1.0))
+    with pytest.raises(AttributeError, match="'c'"):
         chad.grad(f)(DParams(np.ones(3), 1.0))
-    assert "return p.c * 2.0" in str(e.value)
 
 
 def test_nested_attribute_assignment_is_an_error():
@@ -361,13 +363,14 @@ def test_super_method_call():
     assert_grad_matches_fd(f, (0.7, -1.3), argnums=(0, 1))
 
 
-def test_super_init_is_a_clear_error():
+def test_super_init_runs_the_parent_constructor():
+    """`super().__init__(w)` was a refusal; the parent's `__init__` fills the object (more in
+    tests/language/test_real_code_forms.py)."""
+
     def f(w):
         return InitsBase(w).inner(2.0)
 
-    with pytest.raises(ChadError, match=r"super\(\).__init__") as e:
-        chad.grad(f)(1.0)
-    assert "super().__init__(w)" in str(e.value)
+    assert_grad_matches_fd(f, (1.0,))
 
 
 @dataclasses.dataclass

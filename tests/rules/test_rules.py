@@ -50,6 +50,9 @@ COVERED_ELSEWHERE = {
     "tuple": "`tuple(xs)` of a list is typed as a list (its length is not static): tests/language/test_containers.py",
     "added_at": "`np.add.at(x, k, v)`, a statement, is `x[k] = added_at(x, k, v)`: tests/rules/test_numpy_rules.py",
     "scipy.linalg.cho_solve": "its first argument is the tuple `(c, lower)`: tests/rules/test_scipy_rules.py",
+    "tolist": "`x.tolist()` is a method of arrays: tests/language/test_real_code_forms.py",
+    "parameter": "a frozen distribution's parameter, read by its methods: tests/language/test_real_code_forms.py",
+    "without_keys": "`f(**kw)` into a function with `**kwargs`: tests/language/test_real_code_forms.py",
     # the updates and constructors `updates.py` and `desugar.py` lower into: tests/language/test_containers.py
     **dict.fromkeys(["extend", "insert", "pop", "store", "setdefault", "item_or", "dict", "transposed"], "lowering"),
 }
