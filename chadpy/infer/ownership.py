@@ -239,7 +239,7 @@ class _Owners:
             )
         if isinstance(e, ir.Prim):
             return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
-        if isinstance(e, ir.Call):  # a callee that returns a new object of its own
+        if isinstance(e, (ir.Call, ir.Apply)) and not getattr(e, "catch", None):  # a callee returning a new object
             spec = self.callee(self.spec, e)
             return spec is not None and spec.error is None and summary(spec, self.callee).fresh
         return False

@@ -859,3 +859,22 @@ def test_the_entry_points_own_arguments_are_updated_in_a_copy(fn, args):
         assert np.array_equal(a, b)  # the caller's arguments as they were
         expected = central_diff(lambda *v: fn(*[np.copy(t) for t in v]), args, k)
         assert_close(grads[k], expected, where=f"d/d arg {k}")
+
+
+def _rotation_maker():
+    def make(a):
+        return np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+
+    return make
+
+
+def scales_a_returned_array(a, s):
+    R = _rotation_maker()(a)  # a new array, made by a function value
+    R *= s
+    return np.sum(R * np.array([[1.0, 2.0], [3.0, 4.0]]))
+
+
+def test_an_array_a_function_value_returned_new_is_updated_in_place():
+    # GradBench's `R *= s` on what a nested function returned (was refused: a function value's result was
+    # taken for one it may share)
+    assert_grad_matches_fd(scales_a_returned_array, (0.3, 2.0))
