@@ -32,6 +32,7 @@ from ..rules.registry import ZERO
 from ..runtime import writes as writes
 from ..runtime.cotangents import Zero
 from ..runtime.environments import dense_zero
+from ..runtime.scalar import read_unassigned
 from ..target.expressions import Attr, CallX, DictX, Expr, Lit, Name, Obj, TupleX, call
 from ..target.statements import AccNew, AccOne, AccPop, AccPush, Assign, Def, Do, If, Return, Stmt, bodies
 from . import calls, loops, terms
@@ -275,6 +276,9 @@ class Chad:
                 return calls.user_call(self, e, let, depth, bp)
             case ir.Apply():
                 return calls.apply(self, e, let, depth, bp)
+            case ir.MethodCall():  # unresolved: its receiver is a variable not assigned here, whose read raised
+                unreachable = call(read_unassigned, Lit(ir.format_atom(e.receiver)))
+                return [Assign(ir.target_names(target), unreachable, comment="never reached: the read above raises")]
             case _:
                 raise AssertionError(f"not an IR expression: {e!r}")
         primal = Assign(ir.target_names(target), terms.primal_expr(self, e))

@@ -134,6 +134,9 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             continue  # declared for the statements that use the names, below
         if isinstance(stmt, (gast.Import, gast.ImportFrom)) and _import_now(parsed, stmt, s):
             continue
+        if isinstance(stmt, gast.Delete) and all(_popped(t, s) for t in stmt.targets):
+            out += [_as_pop(t, stmt) for t in stmt.targets]  # an update chadpy follows (its writes are logged)
+            continue
         kind = _KINDS.get(type(stmt)) or _store_kind(stmt, s) or (_declared_kind(stmt, s) if s.declared else None)
         if kind is _STORE and isinstance(stmt, (gast.Assign, gast.AnnAssign)):
             # the value is the function's own code; only the store runs as written
@@ -162,6 +165,25 @@ def _statements(parsed: ParsedFunction, stmts: list[gast.stmt], s: _Scope, names
             _read_as_written(parsed, stmt, s, names)
         out.append(stmt)
     return out
+
+
+def _popped(target: gast.expr, s: _Scope) -> bool:
+    """`del x[k]` of the function's own list or dict x (k not a slice): `x.pop(k)`."""
+    return (
+        isinstance(target, gast.Subscript)
+        and isinstance(target.value, gast.Name)
+        and target.value.id in s.local
+        and not isinstance(target.slice, gast.Slice)
+    )
+
+
+def _as_pop(target: gast.Subscript, stmt: gast.stmt) -> gast.stmt:
+    pop = gast.Attribute(gast_name(target.value.id), "pop", gast.Load())
+    new = gast.Expr(gast.Call(pop, [target.slice], []))
+    for n in scope.walk(new):
+        if isinstance(n, (gast.expr, gast.stmt)):
+            gast.copy_location(n, stmt)
+    return new
 
 
 def _hoisted(

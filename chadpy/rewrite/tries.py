@@ -43,6 +43,7 @@ import gast
 from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction
+from ..runtime.scalar import exception_classes
 from .as_written import AsWritten
 from .blocks import gast_name
 
@@ -70,6 +71,14 @@ def tries(parsed: ParsedFunction) -> None:
     parsed.outside[attempt.name] = attempt
     for fn in scope.functions(parsed.tree):  # the outer first; each rewrites only its own scope
         _Function(parsed, fn, names, attempt).rewrite()
+
+
+@dataclass(frozen=True)
+class _Returning:
+    """A `try` statement with a `return` inside: the flag it sets, and the variable holding the value."""
+
+    returning: str
+    returned: str
 
 
 @dataclass(frozen=True)
@@ -115,16 +124,27 @@ class _Function:
         final = node.finalbody
         body, orelse = self.block(node.body), self.block(node.orelse)
         handlers = [(h, self.block(h.body)) for h in node.handlers]
-        if final:  # F before each way out of the statement but its end
+        # a `return` inside sets a flag and the value; the statement returns after its end (F run): a return
+        # deep in the attempted chain would take the rest of the function into every branch it is in
+        flag = None
+        if self.returns([*body, *orelse, *(x for _, b in handlers for x in b)]):
+            flag = _Returning(self.fresh("returning"), self.fresh("returned"))
+            body, orelse = self.flagged(body, flag), self.flagged(orelse, flag)
+            handlers = [(h, self.flagged(b, flag)) for h, b in handlers]
+        if final:  # F before each `break` or `continue` leaving the statement (after its end: below)
             body, orelse = _before_exits(body, final, self), _before_exits(orelse, final, self)
             handlers = [(h, _before_exits(b, final, self)) for h, b in handlers]
         t = _Try(self.fresh("caught"), self.fresh("catches"))
         types = [h.type for h, _ in handlers]
         if final or any(c is None for c in types):  # with `finally`, every exception: F runs, then it goes on
             classes: gast.expr = gast_name("BaseException")
-        else:
-            classes = types[0] if len(types) == 1 else gast.Tuple(types, gast.Load())
+        elif len(types) == 1:
+            classes = types[0]
+        else:  # one flat tuple (Python's `except` takes no tuple inside a tuple)
+            spliced = [e for t in types for e in (t.elts if isinstance(t, gast.Tuple) else [t])]
+            classes = gast.Call(gast_name(self.flat_classes()), [copy.deepcopy(e) for e in spliced], [])
         out = [
+            *([_assign(flag.returning, gast.Constant(False, None))] if flag else []),
             gast.Assign([gast_name(t.caught, gast.Store)], gast.Constant(None, None), None),
             gast.Assign([gast_name(t.classes, gast.Store)], classes, None),
             *self.attempted(body, t),
@@ -155,7 +175,34 @@ class _Function:
             pending = gast.Compare(gast_name(after.caught), [gast.IsNot()], [gast.Constant(None, None)])
             reraise = gast.Return(gast.Call(gast_name(again.name), [gast_name(after.caught)], []))
             out += [*final, gast.If(pending, [reraise], [])]
+        if flag:
+            out.append(gast.If(gast_name(flag.returning), [gast.Return(gast_name(flag.returned))], []))
         return _located(out, node)
+
+    def flagged(self, stmts: list[gast.stmt], flag: _Returning, loop: bool = False) -> list[gast.stmt]:
+        """The statements with each `return v` (not a `raise`'s) as `returned = v; returning = True` (and a
+        `break` out of a loop it is in), and what follows a statement that may have set the flag only where
+        it did not."""
+        out: list[gast.stmt] = []
+        for k, s in enumerate(stmts):
+            if isinstance(s, gast.Return) and not self.raises(s.value):
+                value = s.value if s.value is not None else gast.Constant(None, None)
+                sets = [_assign(flag.returned, value), _assign(flag.returning, gast.Constant(True, None))]
+                out += _located(sets + ([gast.Break()] if loop else []), s)
+                return out  # the rest of the block is never reached
+            if isinstance(s, (gast.FunctionDef, gast.Return)) or not self.returns([s]):
+                out.append(s)
+                continue
+            inner_loop = isinstance(s, (gast.For, gast.While))
+            s.body = self.flagged(s.body, flag, loop or inner_loop)
+            s.orelse = self.flagged(s.orelse, flag, loop)
+            out.append(s)
+            leave = [gast.If(gast_name(flag.returning), [gast.Break()], [])] if loop and inner_loop else []
+            rest = self.flagged(stmts[k + 1 :], flag, loop)
+            guarded = [gast.If(gast.UnaryOp(gast.Not(), gast_name(flag.returning)), rest, [])] if rest else []
+            out += _located(leave + guarded, s)
+            return out
+        return out
 
     # ------------------------------------------------------------ the body, statement by statement
 
@@ -164,7 +211,9 @@ class _Function:
         if not stmts:
             return []
         s, rest = stmts[0], stmts[1:]
-        if isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal)):
+        if isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal)) or (
+            isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant)
+        ):
             return [s, *self.attempted(rest, t)]  # they cannot raise
         if isinstance(s, gast.If):
             branch = lambda test: [  # noqa: E731
@@ -204,7 +253,7 @@ class _Function:
         """`def line_N(reads): s; return (assigned,)`, its attempt, and `then()` where it completed."""
         line = self.parsed.loc(s).lineno
         outputs = sorted(_assigned(s) & self.local)
-        inputs = sorted(scope.uses(s) & self.local)
+        inputs = sorted(scope.uses(s) & self.local - self.written_outputs(s))
         fn = self.names.fresh(f"line_{line}")
         params = gast.arguments([gast_name(n, gast.Param) for n in inputs], [], None, [], [], None, [])
         result = gast.Return(gast.Tuple([gast_name(n) for n in outputs], gast.Load()))
@@ -219,6 +268,26 @@ class _Function:
             completed.append(gast.Assign([values], gast_name(done), None))
         completed = _located(completed, s) + then()
         return _located([define, call], s) + (_located([gast.If(gast_name(ok), completed, [])], s) if completed else [])
+
+    def flat_classes(self) -> str:
+        """The name `runtime.scalar.exception_classes` has in the rewritten tree."""
+        name = self.names.fresh("exception_classes")
+        self.parsed.outside[name] = exception_classes
+        return name
+
+    def written_outputs(self, s: gast.stmt) -> set[str]:
+        """What a statement run as written assigns (a `class` statement its name): its call is given them only to
+        learn which are not assigned yet, which it finds out itself inside the attempted function."""
+        value = getattr(s, "value", None)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name):
+            written = self.parsed.outside.get(value.func.id)
+            if isinstance(written, AsWritten):
+                return set(written.outputs)
+        return set()
+
+    def returns(self, stmts: list[gast.stmt]) -> bool:
+        """Whether a `return` in the statements (not a nested function's, not a `raise`'s call) leaves it."""
+        return any(isinstance(n, gast.Return) and not self.raises(n.value) for n in scope.scope_walk(stmts))
 
     def raises(self, value: gast.expr | None) -> bool:
         """Whether a `return`'s value is the call of a `raise` run as written."""
@@ -284,3 +353,7 @@ def _located(stmts: list[gast.stmt], origin: gast.AST) -> list[gast.stmt]:
             if isinstance(n, (gast.expr, gast.stmt)) and getattr(n, "lineno", None) is None:
                 gast.copy_location(n, origin)
     return stmts
+
+
+def _assign(name: str, value: gast.expr) -> gast.Assign:
+    return gast.Assign([gast_name(name, gast.Store)], value, None)

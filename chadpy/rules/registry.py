@@ -41,7 +41,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..ir.types import OBJECT, Arr, Dct, Lst, Rec, Tup, VType, is_active
+from ..ir.types import OBJECT, STR, Arr, Dct, Lst, Rec, Tup, VType, is_active
 from ..runtime import numpy as numpy_runtime
 from ..runtime import pointwise as pointwise_runtime
 from ..runtime.array_cotangents import dense, unbroadcast
@@ -97,6 +97,7 @@ class Primitive:
     in_place: Primitive | None = None  # the version when its first argument is a list, dict or array
     when_active: Primitive | None = None  # the version when a derivative flows into it (a call run as it is)
     for_records: Primitive | None = None  # `obj.sum()` read as `np.sum(obj)` of an object: the object's own method
+    for_text: Primitive | None = None  # the version when its first argument is a str (`"%.3f" % x` formats)
     ufunc: object = None  # an operator's NumPy ufunc, for `a op= b` on arrays (laid out like `a`)
     data_only: bool = False  # no derivative rule: an error if a derivative flows into it (not a zero)
     containers: bool = False  # takes tuples, lists or dicts that carry derivatives
@@ -367,6 +368,8 @@ def resolve(op: Primitive, types: list[VType]) -> Primitive:
         return op.when_active
     if op.for_records is not None and types and isinstance(types[0], Rec):
         return op.for_records
+    if op.for_text is not None and types and types[0] == STR:
+        return op.for_text
     if op.in_place is not None and isinstance(types[0], (Lst, Dct, Arr)):
         return op.in_place
     if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types):

@@ -10,6 +10,7 @@ formula does not (`**`, `abs`), `for_arrays` names the NumPy version.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import math
 import operator
@@ -128,6 +129,11 @@ def _invert_kind(types: list[VType], consts: list[object]) -> VType:
     raise ChadTypeError(f"`~` of {describe(t)}: it takes an int, a bool, or an array of them")
 
 
+# `a ** b` on arrays or NumPy scalars: np.power's rules, written as the operator (NumPy's `**` on a float64
+# scalar and np.power can differ in the last bit; the forward pass computes what the user wrote)
+_ARRAY_POWER = dataclasses.replace(PRIMITIVES[np.power], emit=lambda a, b: BinOp("**", a, b))
+# `"%.3f" % x`: printf-style formatting, a str (discrete)
+_FORMAT = Primitive("format %", lambda a, b: BinOp("%", a, b), None, (2, 2), STR_RESULT)
 _DIVIDE = functools.partial(_binary, "truediv", "/", DIV, (REALS, NONZERO), dtype="f", ufunc=np.true_divide)
 
 OPERATORS.update(
@@ -137,8 +143,8 @@ OPERATORS.update(
         "*": _binary("mul", "*", MUL, for_sequences=REPEAT, ufunc=np.multiply),
         # on arrays its strong zero is the arrays' (`strong_zero`), not `ct if d else 0.0`
         "/": _DIVIDE(for_arrays=_DIVIDE(spelling=NP)),
-        "**": _binary("pow", "**", POW, POSITIVE, for_arrays=PRIMITIVES[np.power]),
-        "%": _binary("mod", "%", MOD, (REALS, NONZERO), ufunc=np.remainder),
+        "**": _binary("pow", "**", POW, POSITIVE, for_arrays=_ARRAY_POWER),
+        "%": _binary("mod", "%", MOD, (REALS, NONZERO), ufunc=np.remainder, for_text=_FORMAT),
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
         "neg": _unary("neg", "-", _scalar(NEG)),
@@ -245,6 +251,7 @@ PRIMITIVES.update(
         builtins.sum: SUM_SEQ,
         builtins.list: LIST_COPY,
         runtime.check: function(runtime.check, None, (1, 2), kind=NONE_RESULT),
+        runtime.exception_classes: function(runtime.exception_classes, None, (1, None), kind=fixed(OBJECT)),
     }
 )
 # The `operator` module's functions (`functools.reduce(operator.mul, xs)`, `map(operator.add, xs, ys)`) are

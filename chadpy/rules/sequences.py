@@ -249,12 +249,13 @@ LIST_INSERT = Primitive(
 )
 POP = Primitive(
     "pop",
-    lambda xs, i: call(runtime.container_pop, xs, i),
+    lambda xs, i, *log: call(writes.popped, xs, i, *log),
     lambda d, y, xs, i, saved: [call(runtime.pop_ct, d, saved), None],
     (2, 2),
     _pop_type,
     saves=lambda y, xs, i: call(runtime.popped_position, y, i),
     containers=True,
+    logged=True,
 )
 DICT_STORE = Primitive(
     "store",

@@ -58,6 +58,11 @@ def unassigned_read(catch: object) -> tuple:
     raise error
 
 
+def exception_classes(*handled: object) -> tuple:
+    """The classes a `try` statement's handlers take, one flat tuple (a handler's may be a tuple itself)."""
+    return tuple(c for h in handled for c in (exception_classes(*h) if isinstance(h, tuple) else (h,)))
+
+
 def read_unassigned(name: str) -> None:
     """A read of a variable not assigned on the path taken: Python's error."""
     raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")

@@ -58,6 +58,18 @@ class Writes:
             self.done += 1
 
 
+def popped(xs: list | dict, i: Any, writes: Writes | None = None) -> list | dict:
+    """`xs.pop(i)` as an expression that returns the changed container, a dict's logged like a write (a
+    rewind puts the key back before it undoes the write that made it); a key missing from a dict was read
+    as `d.get(k, default)`."""
+    if isinstance(xs, dict):
+        old = xs.pop(i, ABSENT)
+        if writes is not None and old is not ABSENT:
+            writes.log(xs, i, old, ABSENT)
+        return xs
+    return sequences.container_pop(xs, i)
+
+
 def copied_on_entry(x: Any) -> Any:
     """A differentiated argument the function updates in place: its copy, which the derivative updates (the
     caller's stays as it is)."""
