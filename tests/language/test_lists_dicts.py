@@ -606,3 +606,19 @@ def test_a_rule_reading_a_list_sees_it_as_it_was_before_a_later_append():
     """`math.prod(xs)`'s derivative read `xs` when the backward pass ran, after `xs.append(3.0)`: a gradient
     3x too large (f(x) = 2 x^2 + 3, f' = 4 x). The user's appends are logged and rewound (`buffers.py`)."""
     assert_grad_matches_fd(product_then_appended, (1.5,))
+
+
+def deletes_a_key_it_wrote(x):
+    out = []
+    for k in range(3):
+        d = {}
+        d["bias"] = x * k
+        d["w"] = 0.5
+        del d["w"]  # the function's own dict: d.pop("w"), logged like its writes
+        out.append(d["bias"] * x)
+    return out[2] + out[1]
+
+
+def test_del_of_a_key_after_writes_is_undone_in_order():
+    # regression: a rewind of the write log put back a key `del` had removed (KeyError; seed 826)
+    assert_grad_matches_fd(deletes_a_key_it_wrote, (0.7,))

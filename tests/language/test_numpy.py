@@ -645,3 +645,14 @@ def test_nan_to_num_passes_the_cotangent_where_x_is_finite():
 
 def test_diff_against_finite_differences():
     assert_grad_matches_fd(second_differences, (np.array([0.3, -1.2, 0.8, 2.0, 0.5]),))
+
+
+def cube_of_an_element(v):
+    a = np.tanh(np.mean([[0.5, v[1]], [2.2e-308, 0.3]], axis=0, keepdims=True) * v[0])
+    return a[-1, 1] ** 3
+
+
+def test_the_value_is_the_plain_calls_to_the_last_bit():
+    # regression: `x ** 3` of a NumPy scalar was np.power(x, 3), one ulp from Python's `**` (seed 1523)
+    v = np.array([0.13152593242303956 + 0.1384395222020256, 1.1263138946441038])
+    assert chad.value_and_grad(cube_of_an_element)(v)[0] == cube_of_an_element(v)
