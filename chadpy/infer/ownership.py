@@ -38,6 +38,7 @@ from ..ir import nodes as ir
 from ..ir.types import Arr, Dct, Lst, Rec, Tup, VType, is_active, of_value
 from ..rules.records import SET_FIELD
 from ..rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES, VIEWED_AGAIN, WRITTEN_BACK
+from ..runtime.scalar import UNASSIGNED
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
@@ -81,6 +82,7 @@ class Summary(NamedTuple):
 
     retains: tuple[bool, ...]
     fresh: bool
+    items: tuple[bool, ...] = ()  # a tuple result: which of its components are new objects nobody else holds
 
 
 class _Owners:
@@ -96,6 +98,9 @@ class _Owners:
         # a tuple variable made of variables that owned their values and were not used again:
         # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
         self.packed: dict[str, list[bool]] = {}
+        # a packed tuple's components that are packed tuples themselves (an attempt's result: <ok, exception,
+        # the attempted function's result>): component -> its components' ownership
+        self.inner: dict[str, dict[int, list[bool]]] = {}
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
         self.refs = _References()  # which variables refer to the same objects
         self.aliasing = _Aliasing(spec.types)  # what each expression does with the references it reads
@@ -119,7 +124,8 @@ class _Owners:
             and result not in self.escaped
             and not any(result in self.refs.referring(p, holding=False) for p in self.spec.fn.params)
         )
-        return Summary(retains, fresh)
+        items = tuple(self.packed[result]) if result in self.packed and result not in self.escaped else ()
+        return Summary(retains, fresh, items)
 
     def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
@@ -166,8 +172,14 @@ class _Owners:
             self.refs.alias(target, self.items[base][k])
         else:
             if isinstance(e, ir.MakeTuple) and isinstance(target, str):
-                self.packed[target] = [_name(a) in owned and not after(a.name) for a in e.items]
+                self.packed[target] = [_unassigned(a) or _name(a) in owned and not after(a.name) for a in e.items]
                 self.items[target] = [_name(a) for a in e.items]
+            elif isinstance(e, ir.Apply) and e.catch is not None and isinstance(target, str):
+                # an attempt: <ok, exception, result>; the result's components new where the callee's are
+                items = self.attempted_items(e)
+                if items:
+                    self.packed[target], self.items[target] = [False, False, True], [None] * 3
+                    self.inner[target] = {2: list(items)}
             elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
                 n = len(self.types[target].items)
                 self.packed[target], self.items[target] = [True] * n, [None] * n
@@ -204,6 +216,8 @@ class _Owners:
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
                 owned.update(t for t, own in zip(target, self.packed[source]) if own)
+                for k, inner in self.inner.get(source, {}).items():
+                    self.packed[target[k]], self.items[target[k]] = inner, [None] * len(inner)
             for t, item in zip(target, self.items.get(source, ())):
                 self.refs.alias(t, item)
             return
@@ -215,9 +229,19 @@ class _Owners:
         owned.discard(source)
         self.refs.alias(target, source)
 
+    def attempted_items(self, e: ir.Apply) -> tuple[bool, ...]:
+        """Which components of the tuple an attempted function returns are new objects nobody else holds."""
+        spec = self.callee(self.spec, e)
+        return summary(spec, self.callee).items if spec is not None and spec.error is None else ()
+
     def consumed(self, e: ir.Expr) -> list[ir.Var]:
         """The variables a callee may keep a reference to for good (it may store or return them)."""
         args = [a for a in getattr(e, "args", ()) if isinstance(a, ir.Var)]
+        if isinstance(e, ir.Apply) and e.catch is not None:  # an attempted statement's function: its summary
+            spec = self.callee(self.spec, e)
+            if spec is not None and spec.error is None:
+                kept = summary(spec, self.callee).retains[1:]  # after its environment
+                return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
         if isinstance(e, ir.Call):
             spec = self.callee(self.spec, e)
             if spec is not None and spec.error is None:
@@ -299,7 +323,7 @@ class _Owners:
             end = self.block(branch, owned, after)
             result = _name(branch.result)
             moves = result is not None and not after(result)
-            own = moves and result in end
+            own = moves and result in end or _unassigned(branch.result)  # nothing else holds what is not there
             packed = self.packed.get(result) if moves else None
             end.discard(result)  # handed on to the target
             ends.append(end)
@@ -474,6 +498,11 @@ class _Aliasing:
         """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
         numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
         return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
+
+
+def _unassigned(a: ir.Atom) -> bool:
+    """The value of a variable not assigned on a path (a branch's join): no object at all."""
+    return isinstance(a, ir.Ref) and a.value is UNASSIGNED
 
 
 def _mutable(t: VType | None) -> bool:

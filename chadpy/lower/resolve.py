@@ -303,7 +303,7 @@ def spread(lw: Lowering, signature: inspect.Signature, path: str, node: gast.Cal
     return Spread(args, kwargs, rest, extra)
 
 
-def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Prim:
+def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """A call of something with neither a rule nor source (`np.random.rand`, a class): run as it is,
     its result is data. An error if a derivative flows into it (never a silent zero)."""
     if any(fn is reader for reader in FRAME_READERS):
@@ -314,9 +314,17 @@ def data_call(lw: Lowering, fn: object, path: str, node: gast.Call, env: dict, l
     names = [k.arg for k in node.keywords]
     args += [lw.atom(k.value, env, lets) for k in node.keywords]
     n = len(node.args)
+    if fn in _CONSTANT_DATA and all(isinstance(a, (ir.Const, ir.Ref)) for a in args):
+        # a fact about a dtype (`np.finfo(float).eps`): the same object whenever it runs; read now, so its
+        # attributes have their kinds (a float, not data of an unknown kind)
+        value = fn(*[a.value for a in args[:n]], **{k: a.value for k, a in zip(names, args[n:])})
+        return ir.Ref(f"{path}(...)", value)
     emit = lambda *a: CallX(Obj(fn, path), list(a[:n]), dict(zip(names, a[n:])))  # noqa: E731
     cached = " (a functools.lru_cache)" if isinstance(fn, functools._lru_cache_wrapper) else ""
     return ir.Prim(data_primitive(path, emit, fn, what=f"`{path}`{cached}"), args)
+
+
+_CONSTANT_DATA = (np.finfo, np.iinfo)
 
 
 def data_primitive(

@@ -239,7 +239,47 @@ class _Function:
             value = s.value if s.value is not None else gast.Constant(None, None)
             assign = gast.copy_location(gast.Assign([gast_name(returned, gast.Store)], value, None), s)
             return self.head(assign, t, lambda: _located([gast.Return(gast_name(returned))], s))
+        hoisted = self.split_update(s)
+        if hoisted is not None:  # an update in place of the function's own container: its values attempted
+            return self.chain(hoisted, t, lambda: [s, *self.attempted(rest, t)])
         return self.head(s, t, lambda: self.attempted(rest, t))
+
+    def chain(self, heads: list[gast.stmt], t: _Try, then) -> list[gast.stmt]:
+        """Each of `heads` attempted in turn, `then()` where all completed."""
+        if not heads:
+            return then()
+        return self.head(heads[0], t, lambda: self.chain(heads[1:], t, then))
+
+    def split_update(self, s: gast.stmt) -> list[gast.stmt] | None:
+        """Where `s` updates one of the function's own lists, dicts or arrays in place (`xs.append(v)`,
+        `x[k] = v`, `x[k] += v`, `x += v`): `value = v` for each value it computes first (to be attempted), s
+        changed to read them; the update itself is made as it is, not attempted (a function of it would update
+        its argument, the caller's object). None for any other statement."""
+        slots: list[tuple[object, object]] = []  # (holder, field or index) of each expression to compute first
+        target = s.targets[0] if isinstance(s, gast.Assign) and len(s.targets) == 1 else getattr(s, "target", None)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and scope.updated(s.value) in self.local:
+            slots = [(s.value.args, k) for k in range(len(s.value.args))]
+        elif isinstance(s, gast.AugAssign) and isinstance(target, gast.Name) and target.id in self.local:
+            slots = [(s, "value")]
+        elif isinstance(s, (gast.Assign, gast.AugAssign)) and isinstance(target, gast.Subscript):
+            if not (isinstance(target.value, gast.Name) and target.value.id in self.local):
+                return None
+            slots = [(s, "value"), (target, "slice")]
+        else:
+            return None
+        hoisted = []
+        for holder, where in slots:
+            value = holder[where] if isinstance(holder, list) else getattr(holder, where)
+            if isinstance(value, (gast.Constant, gast.Name, gast.Slice)):
+                continue  # nothing to compute (a slice's bounds are computed with the update)
+            name = self.fresh("value")
+            hoisted.append(_located([_assign(name, value)], s)[0])
+            read = gast.copy_location(gast_name(name), value)
+            if isinstance(holder, list):
+                holder[where] = read
+            else:
+                setattr(holder, where, read)
+        return hoisted
 
     def after(self, rest: list[gast.stmt], t: _Try) -> list[gast.stmt]:
         """The statements after a block that may have caught an exception: only where it did not."""

@@ -284,3 +284,37 @@ def method_of_an_unassigned_object(p):
 def test_a_method_of_a_variable_not_assigned_on_its_path():
     # regression: the method call, never resolved on that path, crashed the transformation (seed 411)
     assert chad.grad(method_of_an_unassigned_object)((1.5, 0.5))[0] == 2.0
+
+
+def collects_in_a_try(xs):
+    out = []
+    total = np.zeros(2)
+    try:
+        buf = np.array([0.5, 1.5])  # made in the body: its own, updated after the statement
+        for x in xs:
+            out.append(math.log(x) * x)  # the value attempted, the append made as it is
+            total += np.array([x, x * x])
+    except ValueError:
+        out.append(-1.0)
+    buf *= 2.0
+    return sum(out) + np.sum(total * buf)
+
+
+@pytest.mark.parametrize("xs", [[0.5, 2.0, 1.5], [0.5, -2.0, 1.5]])
+def test_updates_in_place_inside_and_after_a_try_body(xs):
+    # regression (random programs): a statement of the body updating the function's list or array was
+    # attempted as a function of it (an update of its argument: refused), and what the body made was not
+    # the function's own after it (refused)
+    assert_grad_matches_fd(collects_in_a_try, (xs,))
+
+
+def machine_epsilon_scaled(x):
+    eps = np.finfo(np.float64).eps
+    a = eps * np.ones((3, 1)) + x
+    a[:, 0] += 0.5
+    return np.sum(a) * x
+
+
+def test_np_finfo_is_read_when_the_function_is_read():
+    # its attributes are floats, not data of an unknown kind (an update in place of `eps * array` was refused)
+    assert chad.grad(machine_epsilon_scaled)(2.0) == pytest.approx(3 * (np.finfo(np.float64).eps + 4.0 + 0.5))
