@@ -28,7 +28,7 @@ import pytest
 
 import chadpy as chad
 from tests.support import differential as D
-from tests.support import progen
+from tests.support import fd, progen
 
 N_PROGRAMS = int(os.environ.get("CHAD_RANDOM_PROGRAMS", "300"))
 MAX_REJECTED = 0.03
@@ -118,7 +118,8 @@ def test_generated_programs_are_valid_python_that_runs():
 
 
 def test_weights_turn_constructs_off():
-    off = {k: 0.0 for k in progen.WEIGHTS if k.startswith(("s_", "e_")) and k not in ("s_assign", "e_var", "e_const")}
+    kept = ("s_assign", "e_var", "e_const")
+    off = {k: 0.0 for k in progen.WEIGHTS if k.startswith(("s_", "e_", "x_")) and k not in kept}
     for seed in range(5):
         f = ast.parse(progen.generate(seed, off).source).body[-1]
         assert all(isinstance(s, (ast.Assign, ast.Return)) for s in f.body)  # type: ignore[attr-defined]
@@ -129,6 +130,72 @@ def test_weights_turn_constructs_off():
         program = progen.generate(seed, nothing)
         f = D.load(program.source)
         assert math.isfinite(f(*progen.bind_args(program.args, f.__globals__)))
+
+
+# issue 37's forms (progen's inactive, writes and tries): the features their programs have
+ISSUE_37 = (
+    "raise_guard",
+    "assert",
+    "global_counter",
+    "log",
+    "finfo_eps",
+    "del",
+    "local_import",
+    "local_class",
+    "outside_state",
+    "unpack_array",
+    "unpack_rows",
+    "unpack_list",
+    "list_store",
+    "list_fill",
+    "dict_store",
+    "attr_store",
+    "try",
+    "try_raise",
+    "try_zerodiv",
+    "try_library",
+    "try_else",
+    "try_finally",
+    "try_finally_only",
+    "try_return",
+    "try_two_handlers",
+    "try_in_loop",
+    "try_continue",
+)
+
+
+def test_issue_37_forms_appear_in_programs_that_run():
+    """Each form is in a few percent of the programs, and a program having it runs: a finite float, its
+    arguments unchanged, the same value at a second call (the module-level state it updates is not read)."""
+    first: dict[str, progen.Program] = {}
+    counts = dict.fromkeys(ISSUE_37, 0)
+    for seed in range(600):
+        program = progen.generate(seed)
+        for name in ISSUE_37:
+            if name in program.features:
+                counts[name] += 1
+                first.setdefault(name, program)
+    assert all(counts[name] >= 3 for name in ISSUE_37), counts
+    for name, program in first.items():
+        f = D.load(program.source)
+        args = progen.bind_args(program.args, f.__globals__)
+        before = copy.deepcopy(args)
+        value = f(*args)
+        assert isinstance(value, (float, np.floating)) and math.isfinite(value), (name, program.seed, value)
+        assert f(*args) == value, (name, program.seed)
+        fd.assert_same(args, before, f"arguments after f, seed {program.seed}")
+
+
+def test_issue_37_forms_are_a_stream_of_their_own():
+    """Without them (`extras=0`) a program is the one the generator made before they existed, and a program
+    that happens to draw none is that same program."""
+    ours = set(ISSUE_37)
+    for seed in range(40):
+        without = progen.generate(seed, {"extras": 0.0})
+        assert not ours & set(without.features), seed
+        program = progen.generate(seed)
+        if not ours & set(program.features):
+            assert program.source == without.source and program.argnums == without.argnums, seed
 
 
 def test_check_ok():

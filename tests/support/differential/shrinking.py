@@ -18,7 +18,7 @@ import numpy as np
 
 from tests.support.progen import Program, bind_args, literal, normalize
 
-from .check import TIMEOUT, Outcome, check, load
+from .check import TIMEOUT, Outcome, Timeout, _deadline, check, load
 
 # ====================================================================== shrinking
 
@@ -27,7 +27,7 @@ def _bodies(tree: ast.AST) -> list[list[ast.stmt]]:
     """Every statement list in the tree, in a deterministic order."""
     out = []
     for node in ast.walk(tree):
-        for name in ("body", "orelse"):
+        for name in ("body", "orelse", "finalbody"):
             value = getattr(node, name, None)
             if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
                 out.append(value)
@@ -103,9 +103,9 @@ def _candidates(program: Program) -> Iterator[Callable[[], Program | None]]:
                 return True
 
             yield with_tree(delete)
-            if isinstance(stmt, (ast.If, ast.For, ast.While)):
-                for part in ("body", "orelse"):
-                    if getattr(stmt, part):
+            if isinstance(stmt, (ast.If, ast.For, ast.While, ast.Try)):
+                for part in ("body", "orelse", "finalbody"):
+                    if getattr(stmt, part, None):
 
                         def inline(t: ast.Module, b: int = b, j: int = j, part: str = part) -> bool:
                             body = _bodies(t)[b]
@@ -113,6 +113,21 @@ def _candidates(program: Program) -> Iterator[Callable[[], Program | None]]:
                             return True
 
                         yield with_tree(inline)
+            if isinstance(stmt, ast.Try):  # a try by one of its handlers' bodies, or without one handler
+                for h in range(len(stmt.handlers)):
+
+                    def handler(t: ast.Module, b: int = b, j: int = j, h: int = h) -> bool:
+                        body = _bodies(t)[b]
+                        body[j : j + 1] = body[j].handlers[h].body  # type: ignore[attr-defined]
+                        return True
+
+                    def drop_handler(t: ast.Module, b: int = b, j: int = j, h: int = h) -> bool:
+                        stmt = _bodies(t)[b][j]
+                        del stmt.handlers[h]  # type: ignore[attr-defined]
+                        return bool(stmt.handlers or stmt.finalbody)  # type: ignore[attr-defined]
+
+                    yield with_tree(handler)
+                    yield with_tree(drop_handler)
             if isinstance(stmt, ast.If) and stmt.orelse:
 
                 def drop_else(t: ast.Module, b: int = b, j: int = j) -> bool:
@@ -165,11 +180,13 @@ def _candidates(program: Program) -> Iterator[Callable[[], Program | None]]:
         for i, param in enumerate(f.args.args):
             if i not in nums and param.arg in used:
                 yield lambda i=i: program.replace(argnums=(i,))
-    # expressions: replace one by a part of it, or by a constant
+    # expressions: replace one by a part of it, or by a constant (not the classes of an `except` or a `raise`)
+    kept = {id(n) for h in ast.walk(tree) if isinstance(h, ast.ExceptHandler) and h.type for n in ast.walk(h.type)}
+    kept |= {id(r.exc.func) for r in ast.walk(tree) if isinstance(r, ast.Raise) and isinstance(r.exc, ast.Call)}
     n_nodes = sum(1 for _ in ast.walk(tree))
     for index in range(n_nodes):
         node = next(itertools.islice(ast.walk(tree), index, None))
-        if not isinstance(node, ast.expr):
+        if not isinstance(node, ast.expr) or id(node) in kept:
             continue
         for r in range(len(_expr_replacements(node))):
 
@@ -219,6 +236,8 @@ def _undefined_names(tree: ast.Module) -> set[str]:
                 bound.add(node.name)
         elif isinstance(node, ast.ClassDef):
             bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
     return read - bound
@@ -243,7 +262,8 @@ def _targets(node: ast.AST) -> set[str]:
 def _maybe_unbound(tree: ast.Module) -> set[str]:
     """Local variables some function may read before assigning them on every path (Python's
     definite assignment, roughly: a loop may run zero times; a branch ending in return,
-    break or continue does not reach the join)."""
+    break, continue or raise does not reach the join; a try's handlers and its finally start
+    from what was assigned before it, its else from its body)."""
     module = set(dir(builtins)) | _targets(ast.Module(body=tree.body, type_ignores=[]))
     module |= {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     module |= {(a.asname or a.name).split(".")[0] for n in tree.body if isinstance(n, ast.Import) for a in n.names}
@@ -252,9 +272,19 @@ def _maybe_unbound(tree: ast.Module) -> set[str]:
     def block(body: list[ast.stmt], defined: set[str], local: set[str]) -> tuple[set[str], bool]:
         """(defined after the block, whether it falls through)."""
         for stmt in body:
-            if isinstance(stmt, (ast.Return, ast.Break, ast.Continue)):
+            if isinstance(stmt, (ast.Return, ast.Break, ast.Continue, ast.Raise)):
                 check(stmt, defined, local)
                 return defined, False
+            if isinstance(stmt, ast.Try):
+                after, through = block(stmt.body, set(defined), local)
+                outs = [block(stmt.orelse, after, local)] if through else []
+                outs += [block(h.body, set(defined), local) for h in stmt.handlers]
+                block(stmt.finalbody, set(defined), local)
+                falls = [d for d, through in outs if through]
+                if not falls:
+                    return defined, False
+                defined = set.intersection(*falls)
+                continue
             if isinstance(stmt, ast.If):
                 check(stmt.test, defined, local)
                 outs = [block(part, set(defined), local) for part in (stmt.body, stmt.orelse)]
@@ -269,6 +299,11 @@ def _maybe_unbound(tree: ast.Module) -> set[str]:
             elif isinstance(stmt, ast.FunctionDef):
                 function(stmt, defined | {stmt.name})
                 defined = defined | {stmt.name}
+            elif isinstance(stmt, ast.ClassDef):  # its methods are functions of their own
+                for method in stmt.body:
+                    if isinstance(method, ast.FunctionDef):
+                        function(method, defined)
+                defined = defined | {stmt.name}
             else:
                 check(stmt, defined, local)
                 defined = defined | _targets(stmt)
@@ -280,7 +315,8 @@ def _maybe_unbound(tree: ast.Module) -> set[str]:
     def function(fn: ast.FunctionDef, outer: set[str]) -> None:
         params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
         local = (_targets(fn) | {n.name for n in ast.walk(fn) if isinstance(n, ast.FunctionDef)}) - {fn.name}
-        local = {n for n in local if n not in params}
+        declared = {n for node in ast.walk(fn) if isinstance(node, (ast.Global, ast.Nonlocal)) for n in node.names}
+        local = {n for n in local if n not in params and n not in declared}
         block(fn.body, params | (outer - local), local)
 
     for node in tree.body:
@@ -301,7 +337,9 @@ def _kind(value: object) -> str:
 
 def _run_traced(program: Program) -> tuple[set[int], dict[tuple[str, str], set[str]]] | None:
     """(the lines of the program's module that run when f is called, the kinds of value each
-    (function, variable) held there), or None if f fails or does not return a finite float."""
+    (function, variable) held there), or None if f fails, does not return a finite float or
+    runs for more than a few seconds (a candidate can loop forever: `while k < 3:` without
+    its `k += 1`)."""
     lines: set[int] = set()
     kinds: dict[tuple[str, str], set[str]] = defaultdict(set)
     try:
@@ -321,10 +359,11 @@ def _run_traced(program: Program) -> tuple[set[int], dict[tuple[str, str], set[s
         previous = sys.gettrace()
         sys.settrace(trace)
         try:
-            value = f(*copy.deepcopy(args))
+            with _deadline(5.0):
+                value = f(*copy.deepcopy(args))
         finally:
             sys.settrace(previous)
-    except Exception:
+    except (Exception, Timeout):
         return None
     if not isinstance(value, (float, np.floating)) or not math.isfinite(value):
         return None
@@ -339,13 +378,13 @@ class _Reference:
     original: set[str]
     kinds: dict[tuple[str, str], set[str]]
     known: set[str]
-    definite: bool  # no variable may be read before it is assigned (if the original is so)
+    unbound: set[str]  # the variables the original may read before assigning them (`_maybe_unbound`)
 
 
 def _plausible(candidate: Program, ref: _Reference) -> set[str] | None:
     """None unless a shrinking candidate runs (to a finite float), its variables hold the
-    kinds of value they held in the original, it reads no name it does not bind (nor, with
-    `ref.definite`, may read one before assigning it), and its code that does not run at
+    kinds of value they held in the original, it reads no name it does not bind (nor may read
+    one before assigning it, unless the original may: `ref.unbound`), and its code that does not run at
     these arguments is unchanged: in f, code of the original program; in helpers, also code
     that ran in an earlier accepted candidate. Otherwise the source of the statements that ran.
 
@@ -353,7 +392,7 @@ def _plausible(candidate: Program, ref: _Reference) -> set[str] | None:
     an edit there (`for i in 0.5:`, a loop without its counter) or a change of what flows
     into it (a float that became an array) could make a reproducer of something else."""
     tree = ast.parse(candidate.source)
-    if _undefined_names(tree) or ref.definite and _maybe_unbound(tree):
+    if _undefined_names(tree) or _maybe_unbound(tree) - ref.unbound:
         return None
     traced = _run_traced(candidate)
     if traced is None:
@@ -383,7 +422,7 @@ def shrink(program: Program, outcome: Outcome, max_checks: int = 600, max_second
     original = {ast.unparse(s) for s in _statements(tree)}
     traced = _run_traced(program)
     kinds = traced[1] if traced else {}
-    ref = _Reference(original, kinds, set(original), definite=not _maybe_unbound(tree))
+    ref = _Reference(original, kinds, set(original), unbound=_maybe_unbound(tree))
     seen = {(program.source, program.argnums)}
     checks = 0
     current = program
@@ -450,6 +489,10 @@ def format_regression(program: Program, outcome: Outcome | None = None) -> str:
         def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
             node.name = defined.get(node.name, node.name)
             self.generic_visit(node)
+            return node
+
+        def visit_Global(self, node: ast.Global) -> ast.Global:
+            node.names = [defined.get(n, n) for n in node.names]
             return node
 
     tree = Rename().visit(tree)

@@ -59,6 +59,10 @@ class Base:
         self.outside: list[tuple[str, ClassInfo, str]] = []  # module-level instances: name, class, arguments
         self.in_class = False  # generating a class's body (no records made there)
         self.imports: set[str] = set()  # "dataclass", "namedtuple"
+        # issue 37's statements no derivative flows through (`extras`): a stream of their own, so that a program
+        # without any is the same as before they existed; the module-level state they update
+        self.x_rng = random.Random(seed * 2147483647 + 37)
+        self.module_state: set[str] = set()  # "CALLS" (f says `global CALLS`), "LOG", "STATE"
 
     def fresh(self, prefix: str) -> str:
         return f"{prefix}{next(self.counters.setdefault(prefix, itertools.count()))}"
@@ -159,6 +163,8 @@ class Base:
         ended = self.block(env, ctx, self.budget)
         if not ended:
             self.emit(ctx, f"return {self.result(env)}")
+        if "CALLS" in self.module_state:  # f counts its calls
+            self.lines.insert(1, "    global CALLS")
         diff = [i for i, t in enumerate(tys) if t.kind in DIFFERENTIABLE]
         k = self.rng.randint(1, len(diff))
         chosen = sorted(self.rng.sample(diff, k))
@@ -184,6 +190,12 @@ class Base:
             parts.append(
                 "\n".join(f"{n} = {spelled[k].format(v if k != 'tuple' else tuple(v))}" for n, k, v in self.data) + "\n"
             )
+        state = [f"{n} = {v}" for n, v in (("CALLS", "0"), ("LOG", "[]")) if n in self.module_state]
+        if state:
+            parts.append("\n".join(state) + "\n")
+        if "STATE" in self.module_state:
+            lines = ["class State:", "    def __init__(self):", "        self.calls = 0", "        self.last = None"]
+            parts.append("\n" + normalize("\n".join(lines)) + "\n\nSTATE = State()\n")
         for lines in self.class_lines:
             parts.append("\n" + normalize("\n".join(lines)))
         if self.outside:

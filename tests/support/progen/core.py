@@ -24,6 +24,14 @@ attribute of every record is bounded by `ATTR`, so a helper can read `p.a` and `
 record of any class (they all have both). Whether a program uses objects is drawn from a
 stream of its own, so programs without objects are the same as before they existed.
 
+Code no derivative flows through (issue 37) is mixed into the active code: before each statement, from a
+stream of its own (`Base.x_rng`, so that a program drawing none is the program made before they existed),
+maybe one of the `x_*` statements: a `raise` in a branch no call takes, `assert`, a counter through
+`global`, an evaluation log, `np.finfo(float).eps`, `del`, `import` in the function, a class statement used
+as data, writes into a module-level object (`inactive`); arrays and lists unpacked into names, writes into
+the elements of lists and dicts the function builds and the attributes of its records (`writes`);
+`try`/`except`/`else`/`finally` around active code that may raise part-way (`tries`).
+
 Every construct has a weight in `WEIGHTS` (0 turns it off); `generate(seed, weights)`
 takes overrides. Generation is deterministic in the seed.
 """
@@ -201,6 +209,37 @@ WEIGHTS: dict[str, float] = {
     # argnums: how often it is a bare int (when one parameter), and unsorted tuples
     "argnums_int": 0.5,
     "argnums_unsorted": 0.1,
+    # issue 37, code no derivative flows through mixed into active code (`inactive`, `writes`, `tries`): before
+    # each statement, with probability `extras`, one of the x_* statements, drawn from a stream of its own
+    # (`Base.x_rng`), so that a program without any is the same as before they existed
+    "extras": 0.07,
+    "x_raise_guard": 1.0,  # if <never at these bounds>: raise ValueError(...)
+    "x_assert": 1.0,  # assert <always>, "msg {}".format(k)
+    "x_global": 0.7,  # CALLS += 1 (f only: `global CALLS` at its top)
+    "x_log": 0.8,  # LOG.append(k), a module-level list, of a value no derivative flows into
+    "x_eps": 0.7,  # eps = np.finfo(float).eps, used in arithmetic
+    "x_del": 0.6,  # tmp = ...; s = ... tmp ...; del tmp
+    "x_import": 0.6,  # import math as m2 (and others) inside the function, used at once
+    "x_local_class": 0.6,  # a class statement in the function, instantiated, its attributes read as data
+    "x_state": 0.7,  # STATE.calls += 1 on a module-level object of a class of the module
+    "x_unpack": 1.2,  # a, b, c = theta (a 1-D array), r0, r1 = M (a matrix's rows), a, b = xs (a list)
+    "x_list_store": 1.0,  # lst[i] = v, lst[i] += v on a list the statement builds (a fill loop too)
+    "x_dict_store": 1.0,  # d["k"] = v, d["k"] *= v, del d["k"] on a dict the statement builds, read back
+    "x_attr_store": 2.0,  # ob.a = v, ob.b *= v on a record the function made (object programs)
+    "x_try": 3.0,  # try/except/else/finally (below)
+    # try statements: what raises in the body on purpose ...
+    "t_raise": 2.0,  # if <cond>: raise ArithmeticError(...) part-way (more may follow, in loops too)
+    "t_zerodiv": 1.2,  # s = float(e) / (k - c), k an int that may be c (a loop index, an int argument)
+    "t_library": 0.8,  # s = math.sqrt(e) (acos, log): ValueError where e is out of the domain
+    "t_key": 0.3,  # a key the dict does not have: KeyError, always
+    "t_none": 0.6,  # nothing (the handler is dead code), or try/finally without a handler
+    # ... and its shape
+    "t_else": 0.3,  # the share of tries with `else:`
+    "t_finally": 0.3,  # ... with `finally:`
+    "t_return": 0.25,  # ... whose body ends in `return`
+    "t_two_handlers": 0.25,  # ... with two `except` clauses
+    "t_jump": 0.6,  # ... in a loop, whose handler ends in `continue` (a quarter of them `break`)
+    "s_raise_if": 1.5,  # in a try body: if <cond>: raise (a statement kind there, besides the one made)
 }
 
 FLOAT, INT, ARR, IARR, LIST, DICT, TUPLE, FN, STR = "float", "int", "arr", "iarr", "list", "dict", "tuple", "fn", "str"
@@ -294,7 +333,8 @@ class Ty:
     maxlen: int = 0  # LIST: the maximum length
     keys: tuple[str, ...] = ()  # DICT: its keys; STR: the keys it may be
     lo: int = 0  # INT: the smallest value
-    fresh: bool = True  # ARR: owns its memory (not a view of another array): `+=` is safe
+    fresh: bool = True  # ARR: owns its memory (not a view of another array): `+=` is safe; REC: made by the
+    # function (not an argument): its attributes may be assigned
     cls: str = ""  # REC: its class
 
 
@@ -342,6 +382,23 @@ class Loop:
     updated: set[str] = field(default_factory=set)
 
 
+EXCEPTIONS = ("ValueError", "ArithmeticError", "ZeroDivisionError", "RuntimeError", "KeyError")
+
+
+def catches(handler: str, exc: str) -> bool:
+    """Whether `except handler:` takes an exception of class exc (of EXCEPTIONS)."""
+    return handler in (exc, "Exception") or (handler, exc) == ("ArithmeticError", "ZeroDivisionError")
+
+
+@dataclass
+class Try:
+    """A try statement being generated: the exceptions its handlers take, and the environments where its
+    body may raise one (what a handler may read: the variables every one of them has)."""
+
+    caught: tuple[str, ...]  # of EXCEPTIONS
+    raised: list[Env] = field(default_factory=list)
+
+
 @dataclass
 class Ctx:
     """Where a statement is generated."""
@@ -352,6 +409,7 @@ class Ctx:
     loop_depth: int = -1  # depth of the innermost loop body
     in_def: bool = False  # inside a helper or nested def (no further closures/helpers)
     ret: str = "result"  # what a `return` returns: "result" (f), "bounded" (a float function), "pair", "record:C"
+    tries: Try | None = None  # the innermost try whose body this is (where an exception raised here goes)
 
     def inner(self, **changes) -> Ctx:
         return _replace(self, indent=self.indent + "    ", depth=self.depth + 1, **changes)
@@ -385,6 +443,7 @@ class ClassInfo:
     props: tuple[str, ...] = ()
     callable: bool = False  # ob(t)
     inherited: tuple[str, ...] = ()  # o_subclass: members its base defines (and `__call__`)
+    frozen: bool = False  # its attributes cannot be assigned (a namedtuple, a frozen dataclass)
 
 
 # ====================================================================== the generator

@@ -185,7 +185,7 @@ class Functions(Base):
             elif k == "p_record":
                 c = self.some_class(("o_namedtuple", "o_dataclass"))
                 names.append(self.fresh("pr"))
-                tys.append(Ty(REC, cls=c.name))
+                tys.append(Ty(REC, cls=c.name, fresh=False))  # the caller's: never assigned to
                 fields = tuple((f, float(rng.uniform(-ARG_BOUND, ARG_BOUND))) for f in c.params)
                 values.append(RecordArg(c.name, fields))
                 self.feature("record_arg")

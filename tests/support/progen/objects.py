@@ -113,7 +113,7 @@ class Objects(Base):
         if self.rng.random() < 0.5:
             self.method(body, "def scaled(self, t):", tuple(f"self.{f}" for f in fields))
             methods = ("scaled",)
-        return ClassInfo(name, "o_dataclass", fields, 2, fields, methods)
+        return ClassInfo(name, "o_dataclass", fields, 2, fields, methods, frozen=frozen)
 
     def o_namedtuple(self, name: str) -> ClassInfo:
         """Pt = namedtuple('Pt', ...), sometimes with a default."""
@@ -121,9 +121,9 @@ class Objects(Base):
         if self.rng.random() < 0.3:
             self.emit(Ctx("", 0), f"{name} = namedtuple({name!r}, 'a b c', defaults=({self.const()[0]},))")
             self.feature("namedtuple_default")
-            return ClassInfo(name, "o_namedtuple", ("a", "b", "c"), 2, ("a", "b", "c"))
+            return ClassInfo(name, "o_namedtuple", ("a", "b", "c"), 2, ("a", "b", "c"), frozen=True)
         self.emit(Ctx("", 0), f"{name} = namedtuple({name!r}, ['a', 'b'])")
-        return ClassInfo(name, "o_namedtuple", ("a", "b"), 2, ("a", "b"))
+        return ClassInfo(name, "o_namedtuple", ("a", "b"), 2, ("a", "b"), frozen=True)
 
     def o_plain(self, name: str) -> ClassInfo:
         """A class whose `__init__(self, a, b)` computes the attributes a, b, c (sometimes in an

@@ -37,6 +37,8 @@ class Statements(Base):
         return False
 
     def statement(self, env: Env, ctx: Ctx) -> bool:
+        if self.x_rng.random() < self.w["extras"] and self.extra(env, ctx):
+            return True
         self.budget -= 1
         w = self.w
         opts: dict[str, float] = {"s_assign": w["s_assign"], "s_tuple": w["s_tuple"], "s_ifexp": w["s_ifexp"]}
@@ -76,8 +78,33 @@ class Statements(Base):
                 opts["s_break_if"] = w["s_break_if"]
                 opts["s_continue_if"] = w["s_continue_if"]
                 opts["s_return_in_loop"] = w["s_return_in_loop"]
+        if ctx.tries is not None and ctx.tries.caught:
+            opts["s_raise_if"] = w["s_raise_if"]
         kind = self.choose(opts)
         return bool(getattr(self, kind)(env, ctx))
+
+    def extra(self, env: Env, ctx: Ctx) -> bool:
+        """One of issue 37's statements (`x_*`: code no derivative flows through, writes, unpacking, `try`), made
+        from their own stream (`x_rng`) and budget; True if it cannot fall through."""
+        w = self.w
+        kinds = ("x_raise_guard", "x_assert", "x_log", "x_eps", "x_del", "x_import", "x_local_class", "x_state")
+        opts = {k: w[k] for k in kinds + ("x_list_store", "x_dict_store")}
+        if not ctx.in_def and not self.in_def and not self.in_class:  # f's own scope: `global CALLS` at its top
+            opts["x_global"] = w["x_global"]
+        if env.names(ARR, lambda t: t.shape[0] in (2, 3)) or env.names(LIST, lambda t: 2 <= t.length == t.maxlen):
+            opts["x_unpack"] = w["x_unpack"]
+        if self.objects and not self.in_class:
+            opts["x_attr_store"] = w["x_attr_store"]
+        if ctx.depth < MAX_DEPTH:  # more often in a loop (a handler may `continue`) and in a try (nested)
+            opts["x_try"] = w["x_try"] * (2.0 if ctx.loop is not None else 1.0) * (3.0 if ctx.tries else 1.0)
+        if not any(v > 0 for v in opts.values()):
+            return False
+        saved = self.rng, self.budget
+        self.rng = self.x_rng
+        try:
+            return bool(getattr(self, self.choose(opts))(env, ctx))
+        finally:
+            self.rng, self.budget = saved
 
     def store_float(self, env: Env, ctx: Ctx, name: str, e: E) -> None:
         e = self.squash(e, LIMIT)
@@ -317,6 +344,8 @@ class Statements(Base):
         read: set[str] = set()
         self.reads.append(read)
         inner = env.copy()
+        for n in inner.names(REC):  # the enclosing function's records: read in here, never written
+            inner.vars[n] = _replace(inner.vars[n], fresh=False)
         param = self.rng.choice(["t", "z", "q"])
         inner.add(param, Ty(FLOAT, FN_IN))
         inner.assignable = {param}
