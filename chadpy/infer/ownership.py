@@ -213,6 +213,10 @@ class _Owners:
         if isinstance(target, str) and not after(target):
             return
         moves = not after(source)
+        if isinstance(target, tuple) and isinstance(self.types.get(source), Arr):
+            for t in target:  # an array unpacked into its rows: each a view of it (a write to it shows in them)
+                self.refs.views.setdefault(t, set()).update({source} | self.refs.views.get(source, set()))
+            return
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
                 owned.update(t for t, own in zip(target, self.packed[source]) if own)

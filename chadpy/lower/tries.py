@@ -14,5 +14,6 @@ def attempt(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Apply:
     """`attempt(classes, fn, *args)`: each argument a variable's value (`unassigned` where it is not assigned
     on this path: the statement fails reading it, as in Python)."""
     classes, fn, *args = node.args
-    atoms = [lw.atom(a, env, lets) if a.id in env else ir.Ref("unassigned", UNASSIGNED) for a in args]
+    unassigned = ir.Ref("unassigned", UNASSIGNED)  # a local not assigned here (an outside name is read as one)
+    atoms = [unassigned if a.id not in env and a.id in lw.locals else lw.atom(a, env, lets) for a in args]
     return ir.Apply(lw.atom(fn, env, lets), atoms, catch=lw.atom(classes, env, lets))

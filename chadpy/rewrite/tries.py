@@ -167,6 +167,8 @@ class _Function:
         raised = gast.Compare(gast_name(t.caught), [gast.IsNot()], [gast.Constant(None, None)])
         if after:
             out.append(gast.Assign([gast_name(after.caught, gast.Store)], gast.Constant(None, None), None))
+        if flag and orelse:  # `else` runs where the body neither raised nor returned
+            orelse = [gast.If(gast.UnaryOp(gast.Not(), gast_name(flag.returning)), orelse, [])]
         out.append(gast.If(raised, chain, run(orelse)))
         if after:
             name = self.names.fresh("raise_again")

@@ -441,13 +441,9 @@ LIST_COPY = Primitive(
     samples=((_LIST,),),
 )
 # `list(x)` of an array: its rows, whose cotangents {position: ...} are x's
-LIST_COPY.for_arrays = Primitive(
-    "list",
-    lambda x: call(list, x),
-    lambda d, y, x: [call(array_cotangents.rows_ct, d, x)],
-    (1, 1),
-    _copy_type,
-    containers=True,
+LIST_COPY.for_arrays = dataclasses.replace(
+    LIST_COPY,
+    vjp=lambda d, y, x: [call(array_cotangents.rows_ct, d, x)],
     samples=((REALS.of(3),), (REALS.of(2, 3),)),
 )
 TUPLE_COPY = Primitive(

@@ -289,3 +289,17 @@ def test_outside_lists_and_dicts_are_written_as_in_the_plain_call():
     STATS["calls"] = 0
     assert chad.grad(logged)(2.0) == 12.0
     assert LOG == ["x = 2.0"] and STATS == {"calls": 1}
+
+
+def rows_then_write(x, m):
+    a = m * 1.0
+    first, second = a  # views of a's rows
+    a[1, 2] = x
+    return np.sum(second)
+
+
+def test_rows_unpacked_from_an_array_written_after_are_refused_not_wrong():
+    # regression (random programs, seed 1475): the rows were taken for copies, a write to the array after it
+    # did not reach them: a zero gradient. They are views: the write is refused like any write a view may see
+    with pytest.raises(chad.ChadError, match="in place"):
+        chad.grad(rows_then_write)(0.5, np.ones((2, 3)))

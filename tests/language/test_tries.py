@@ -318,3 +318,35 @@ def machine_epsilon_scaled(x):
 def test_np_finfo_is_read_when_the_function_is_read():
     # its attributes are floats, not data of an unknown kind (an update in place of `eps * array` was refused)
     assert chad.grad(machine_epsilon_scaled)(2.0) == pytest.approx(3 * (np.finfo(np.float64).eps + 4.0 + 0.5))
+
+
+def returns_before_its_else(v):
+    s = 0.5
+    try:
+        return s * v
+    except ValueError:
+        t = 1.0
+    else:
+        missing = missing + [v]  # noqa: F821, F841 (never run: the body returned)
+    return t
+
+
+def reads_a_copy_of_a_global_in_a_loop(xs):
+    s1 = _SCALE
+    total = 0.0
+    for x in xs:
+        try:
+            total = total + s1 * x
+        except ArithmeticError:
+            break
+    return total
+
+
+_SCALE = 0.75
+
+
+def test_else_after_a_body_that_returned_and_a_copy_of_a_global_read_in_a_try():
+    # regressions (10,000 random programs, seeds 1849 and 5010): `else` ran after the body returned (a read of a
+    # variable never assigned); a name `b = GLOBAL` made a read of the global, taken for a local not assigned
+    assert chad.grad(returns_before_its_else)(2.0) == 0.5
+    assert chad.grad(reads_a_copy_of_a_global_in_a_loop)([1.0, 2.0]) == [0.75, 0.75]
