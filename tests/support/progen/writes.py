@@ -9,7 +9,7 @@ only if the function made it (`Ty.fresh`; not an argument) and its class is not 
 from __future__ import annotations
 
 from .base import Base
-from .core import ARR, ATTR, CTOR_IN, DICT, FLOAT, INT, KEYS, LIMIT, LIST, REC, Ctx, Env, Ty
+from .core import ARR, ATTR, CTOR_IN, DICT, FLOAT, INT, KEYS, LIMIT, LIST, REC, Ctx, Env, Ty, _replace
 
 
 class Writes(Base):
@@ -31,6 +31,8 @@ class Writes(Base):
                 env.add(name, Ty(ARR, t.bound, shape=t.shape[1:], fresh=False))
             else:
                 env.add(name, Ty(FLOAT, t.bound))
+        if kind == "matrix":  # nor the matrix while they may be read: chadpy refuses that write (a limitation)
+            env.vars[source] = _replace(t, fresh=False)
         self.feature({"vector": "unpack_array", "matrix": "unpack_rows", "list": "unpack_list"}[kind])
 
     def write_element(self, ctx: Ctx, target: str, bound: float, env: Env) -> float:
