@@ -272,7 +272,9 @@ class _Function:
         hoisted = []
         for holder, where in slots:
             value = holder[where] if isinstance(holder, list) else getattr(holder, where)
-            if isinstance(value, (gast.Constant, gast.Name, gast.Slice)):
+            if isinstance(value, (gast.Constant, gast.Name)) or any(
+                isinstance(n, gast.Slice) for n in scope.walk(value)
+            ):
                 continue  # nothing to compute (a slice's bounds are computed with the update)
             name = self.fresh("value")
             hoisted.append(_located([_assign(name, value)], s)[0])

@@ -350,3 +350,18 @@ def test_else_after_a_body_that_returned_and_a_copy_of_a_global_read_in_a_try():
     # variable never assigned); a name `b = GLOBAL` made a read of the global, taken for a local not assigned
     assert chad.grad(returns_before_its_else)(2.0) == 0.5
     assert chad.grad(reads_a_copy_of_a_global_in_a_loop)([1.0, 2.0]) == [0.75, 0.75]
+
+
+def slice_update_in_a_try(x):
+    a = (np.arange(2) * 0.9).reshape(1, 2) + x
+    try:
+        a[:, 1] *= x
+        s = a[0, -1]
+    except ArithmeticError:
+        s = 0.0
+    return s * x
+
+
+def test_an_update_of_a_slice_in_a_try_body():
+    # regression (random programs, seed 310): the key `:, 1` was computed first as a value (`Slice` refused)
+    assert_grad_matches_fd(slice_update_in_a_try, (0.7,))
