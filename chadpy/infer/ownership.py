@@ -50,20 +50,19 @@ def check_ownership(spec: object, callee: Callee, entry: bool = False) -> None:
     stay as they are, and the derivative is at the values on entry)."""
     try:
         _Owners(spec, callee, strict=True).function()
-    except UnsupportedSyntax:
+        return
+    except UnsupportedSyntax as refused:
         given = {p for p, t in zip(spec.fn.params, spec.sig) if is_active(t) and isinstance(t, (Lst, Arr))}
         if not (entry and given):
             raise
-        owners = _Owners(spec, callee, strict=True)
-        owners.given = given
-        try:
-            owners.function()
-        except UnsupportedSyntax:
-            pass
-        else:
-            spec.copied = tuple(p for p in spec.fn.params if p in owners.updated_given)
-            return
-        raise
+        first = refused
+    owners = _Owners(spec, callee, strict=True)
+    owners.given = given
+    try:
+        owners.function()
+    except UnsupportedSyntax:
+        raise first from None  # not an update of its own arguments alone: the first refusal stands
+    spec.copied = tuple(p for p in spec.fn.params if p in owners.updated_given)
 
 
 def summary(spec: object, callee: Callee) -> Summary:
@@ -233,25 +232,27 @@ class _Owners:
         owned.discard(source)
         self.refs.alias(target, source)
 
+    def callee_summary(self, e: ir.Call | ir.Apply) -> Summary | None:
+        """What the specialisation a call runs does to references, where chadpy read it."""
+        spec = self.callee(self.spec, e)
+        return summary(spec, self.callee) if spec is not None and spec.error is None else None
+
     def attempted_items(self, e: ir.Apply) -> tuple[bool, ...]:
         """Which components of the tuple an attempted function returns are new objects nobody else holds."""
-        spec = self.callee(self.spec, e)
-        return summary(spec, self.callee).items if spec is not None and spec.error is None else ()
+        known = self.callee_summary(e)
+        return known.items if known is not None else ()
 
     def consumed(self, e: ir.Expr) -> list[ir.Var]:
         """The variables a callee may keep a reference to for good (it may store or return them)."""
         args = [a for a in getattr(e, "args", ()) if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Apply) and e.catch is not None:  # an attempted statement's function: its summary
-            spec = self.callee(self.spec, e)
-            if spec is not None and spec.error is None:
-                kept = summary(spec, self.callee).retains[1:]  # after its environment
+        attempt = isinstance(e, ir.Apply) and e.catch is not None  # an attempted statement's function
+        if isinstance(e, ir.Call) or attempt:
+            known = self.callee_summary(e)
+            if known is not None:
+                kept = known.retains[1:] if attempt else known.retains  # an attempt's: after its environment
                 return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
-        if isinstance(e, ir.Call):
-            spec = self.callee(self.spec, e)
-            if spec is not None and spec.error is None:
-                kept = summary(spec, self.callee).retains
-                return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
-            return args
+            if isinstance(e, ir.Call):
+                return args
         if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.aliases == "unknown":
             return args  # a function value, or a call chadpy cannot read: it may keep anything
         return []
@@ -268,8 +269,8 @@ class _Owners:
         if isinstance(e, ir.Prim):
             return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
         if isinstance(e, (ir.Call, ir.Apply)) and not getattr(e, "catch", None):  # a callee returning a new object
-            spec = self.callee(self.spec, e)
-            return spec is not None and spec.error is None and summary(spec, self.callee).fresh
+            known = self.callee_summary(e)
+            return known is not None and known.fresh
         return False
 
     def update(self, let: ir.Let, e: ir.Prim, owned: set[str], after: UsedAfter) -> None:

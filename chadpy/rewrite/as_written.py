@@ -179,7 +179,11 @@ def _popped(target: gast.expr, s: _Scope) -> bool:
 
 def _as_pop(target: gast.Subscript, stmt: gast.stmt) -> gast.stmt:
     pop = gast.Attribute(gast_name(target.value.id), "pop", gast.Load())
-    new = gast.Expr(gast.Call(pop, [target.slice], []))
+    return _at(gast.Expr(gast.Call(pop, [target.slice], [])), stmt)
+
+
+def _at(new: gast.stmt, stmt: gast.stmt) -> gast.stmt:
+    """`new`, every node of it at `stmt`'s place."""
     for n in scope.walk(new):
         if isinstance(n, (gast.expr, gast.stmt)):
             gast.copy_location(n, stmt)
@@ -352,10 +356,7 @@ def _call_statement(
         new = gast.Assign([target], call, None)
     else:
         new = gast.Expr(call)
-    for n in scope.walk(new):
-        if isinstance(n, (gast.expr, gast.stmt)):
-            gast.copy_location(n, stmt)
-    return new
+    return _at(new, stmt)
 
 
 def _jumps_out(node: gast.AST) -> bool:

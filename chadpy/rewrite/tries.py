@@ -26,9 +26,9 @@ half is lost).
 
 An `if` in the body attempts its test, then its branches; a loop attempts its body and leaves at the first
 exception (a `while` loop's test, and the sequence a `for` loop walks, are not attempted). Handlers are an
-`isinstance` chain on the exception caught; `else` runs where none was. `finally: F` is a handler of every
-exception that runs F and raises it again, with F also before each way out (the statement's end, a
-`return`, a `break` or `continue` leaving it).
+`isinstance` chain on the exception caught; `else` runs where none was. A `return` inside sets a flag and
+the value, returned after the statement. `finally: F` is a handler of every exception that runs F and
+raises it again, F running at the statement's end and before a `break` or `continue` leaving it.
 
 The pass runs after `as_written` (a `raise` in the body is already its call) and `with_blocks`.
 """
@@ -132,8 +132,8 @@ class _Function:
             body, orelse = self.flagged(body, flag), self.flagged(orelse, flag)
             handlers = [(h, self.flagged(b, flag)) for h, b in handlers]
         if final:  # F before each `break` or `continue` leaving the statement (after its end: below)
-            body, orelse = _before_exits(body, final, self), _before_exits(orelse, final, self)
-            handlers = [(h, _before_exits(b, final, self)) for h, b in handlers]
+            body, orelse = _before_exits(body, final), _before_exits(orelse, final)
+            handlers = [(h, _before_exits(b, final)) for h, b in handlers]
         t = _Try(self.fresh("caught"), self.fresh("catches"))
         types = [h.type for h, _ in handlers]
         if final or any(c is None for c in types):  # with `finally`, every exception: F runs, then it goes on
@@ -145,17 +145,15 @@ class _Function:
             classes = gast.Call(gast_name(self.flat_classes()), [copy.deepcopy(e) for e in spliced], [])
         out = [
             *([_assign(flag.returning, gast.Constant(False, None))] if flag else []),
-            gast.Assign([gast_name(t.caught, gast.Store)], gast.Constant(None, None), None),
-            gast.Assign([gast_name(t.classes, gast.Store)], classes, None),
+            _assign(t.caught, gast.Constant(None, None)),
+            _assign(t.classes, classes),
             *self.attempted(body, t),
         ]
         # with `finally`, the handlers and `else` are attempted too: what they raise is `pending` until F has run
         after = _Try(self.fresh("pending"), t.classes) if final else None
         run = (lambda stmts: self.attempted(stmts, after)) if after else (lambda stmts: stmts)  # noqa: E731
         chain: list[gast.stmt] = (
-            [gast.Assign([gast_name(after.caught, gast.Store)], gast_name(t.caught), None)]
-            if (after and all(c is not None for c in types))
-            else []
+            [_assign(after.caught, gast_name(t.caught))] if (after and all(c is not None for c in types)) else []
         )  # no handler takes it: it goes on after F
         for k, (h, hbody) in reversed(list(enumerate(handlers))):
             named = [gast.Assign([h.name], gast_name(t.caught), None)] if h.name is not None else []
@@ -164,9 +162,9 @@ class _Function:
             else:
                 matches = gast.Call(gast_name("isinstance"), [gast_name(t.caught), copy.deepcopy(h.type)], [])
                 chain = [gast.If(matches, named + run(hbody), chain)]
-        raised = gast.Compare(gast_name(t.caught), [gast.IsNot()], [gast.Constant(None, None)])
+        raised = _is_none(t.caught, negated=True)
         if after:
-            out.append(gast.Assign([gast_name(after.caught, gast.Store)], gast.Constant(None, None), None))
+            out.append(_assign(after.caught, gast.Constant(None, None)))
         if flag and orelse:  # `else` runs where the body neither raised nor returned
             orelse = [gast.If(gast.UnaryOp(gast.Not(), gast_name(flag.returning)), orelse, [])]
         out.append(gast.If(raised, chain, run(orelse)))
@@ -174,7 +172,7 @@ class _Function:
             name = self.names.fresh("raise_again")
             again = AsWritten(name, "`finally` clause", _raise_again, (after.caught,), (), raises=True)
             self.parsed.outside[again.name] = again
-            pending = gast.Compare(gast_name(after.caught), [gast.IsNot()], [gast.Constant(None, None)])
+            pending = _is_none(after.caught, negated=True)
             reraise = gast.Return(gast.Call(gast_name(again.name), [gast_name(after.caught)], []))
             out += [*final, gast.If(pending, [reraise], [])]
         if flag:
@@ -225,22 +223,14 @@ class _Function:
             if isinstance(s.test, (gast.Name, gast.Constant)):
                 return _located(branch(s.test), s)
             cond = self.fresh("cond")
-            test = gast.Assign([gast_name(cond, gast.Store)], s.test, None)
-            return self.head(_located([test], s)[0], t, lambda: _located(branch(gast_name(cond)), s))
+            return self.head(_located([_assign(cond, s.test)], s)[0], t, lambda: _located(branch(gast_name(cond)), s))
         if isinstance(s, (gast.For, gast.While)):
-            raised = gast.Compare(gast_name(t.caught), [gast.IsNot()], [gast.Constant(None, None)])
+            raised = _is_none(t.caught, negated=True)
             s.body = [*self.attempted(s.body, t), _located([gast.If(raised, [gast.Break()], [])], s)[0]]
             s.orelse = self.attempted(s.orelse, t)
             return [s, *self.after(rest, t)]
-        if isinstance(s, gast.Return) and self.raises(s.value):  # a `raise`: it never completes
+        if isinstance(s, gast.Return):  # a `raise` (a `return` is a flag by now, `flagged`): it never completes
             return self.head(gast.copy_location(gast.Expr(s.value), s), t, lambda: [])
-        if isinstance(s, gast.Return) and (s.value is None or isinstance(s.value, (gast.Name, gast.Constant))):
-            return [s]  # it cannot raise
-        if isinstance(s, gast.Return):
-            returned = self.fresh("returned")
-            value = s.value if s.value is not None else gast.Constant(None, None)
-            assign = gast.copy_location(gast.Assign([gast_name(returned, gast.Store)], value, None), s)
-            return self.head(assign, t, lambda: _located([gast.Return(gast_name(returned))], s))
         hoisted = self.split_update(s)
         if hoisted is not None:  # an update in place of the function's own container: its values attempted
             return self.chain(hoisted, t, lambda: [s, *self.attempted(rest, t)])
@@ -290,8 +280,7 @@ class _Function:
         done = self.attempted(rest, t)
         if not done:
             return []
-        clear = gast.Compare(gast_name(t.caught), [gast.Is()], [gast.Constant(None, None)])
-        return _located([gast.If(clear, done, [])], rest[0])
+        return _located([gast.If(_is_none(t.caught), done, [])], rest[0])
 
     def head(self, s: gast.stmt, t: _Try, then) -> list[gast.stmt]:
         """`def line_N(reads): s; return (assigned,)`, its attempt, and `then()` where it completed."""
@@ -355,22 +344,11 @@ def _assigned(s: gast.stmt) -> set[str]:
     return out
 
 
-def _before_exits(stmts: list[gast.stmt], final: list[gast.stmt], f: _Function, loop: bool = False) -> list[gast.stmt]:
-    """The statements with a copy of `final` before each `return` (its value computed first), and each `break`
-    or `continue` not inside a loop of their own."""
+def _before_exits(stmts: list[gast.stmt], final: list[gast.stmt], loop: bool = False) -> list[gast.stmt]:
+    """The statements with a copy of `final` before each `break` or `continue` not inside a loop of their own
+    (a `return` is a flag by now, and F runs after the statement; a `raise` goes the exception's way)."""
     out: list[gast.stmt] = []
     for s in stmts:
-        if isinstance(s, gast.Return) and f.raises(s.value):
-            out.append(s)  # a `raise`: F runs on the way the exception goes
-            continue
-        if isinstance(s, gast.Return):
-            if s.value is None or isinstance(s.value, gast.Constant):
-                out += [*_copy(final), s]
-            else:
-                returned = f.fresh("returned")
-                out += [gast.copy_location(gast.Assign([gast_name(returned, gast.Store)], s.value, None), s)]
-                out += [*_copy(final), gast.copy_location(gast.Return(gast_name(returned)), s)]
-            continue
         if isinstance(s, (gast.Break, gast.Continue)) and not loop:
             out += [*_copy(final), s]
             continue
@@ -379,9 +357,9 @@ def _before_exits(stmts: list[gast.stmt], final: list[gast.stmt], f: _Function, 
             for part in ("body", "orelse", "finalbody"):
                 inner = getattr(s, part, None)
                 if isinstance(inner, list) and inner:
-                    setattr(s, part, _before_exits(inner, final, f, inside and part == "body" or loop))
+                    setattr(s, part, _before_exits(inner, final, inside and part == "body" or loop))
             for h in getattr(s, "handlers", []):
-                h.body = _before_exits(h.body, final, f, loop)
+                h.body = _before_exits(h.body, final, loop)
         out.append(s)
     return out
 
@@ -401,3 +379,8 @@ def _located(stmts: list[gast.stmt], origin: gast.AST) -> list[gast.stmt]:
 
 def _assign(name: str, value: gast.expr) -> gast.Assign:
     return gast.Assign([gast_name(name, gast.Store)], value, None)
+
+
+def _is_none(name: str, negated: bool = False) -> gast.Compare:
+    """`name is None` (`is not`)."""
+    return gast.Compare(gast_name(name), [gast.IsNot() if negated else gast.Is()], [gast.Constant(None, None)])
