@@ -20,7 +20,11 @@ at all), with a linear discipline:
 - an in-place update needs its variable to own its value, not to be used again (in
   SSA form a later use can only be through another path to the same object), and
   nothing that refers to the object to be read later: a view of it (`a[1:]`,
-  `a.T`, a row), a tuple, list, dict or closure holding it.
+  `a.T`, a row), a tuple, list, dict or closure holding it;
+- an update of a list's or dict's element (`xs[t][i] = v`) needs more: the container
+  owns its *elements* too (`[v]`, a comprehension, `xs.append(v)` of values made for
+  it and not used again, marked `xs[*]` among the owned), and no value read out of it
+  (`row = xs[t]`, a call given it) is read later.
 
 So `xs = []; for ...: xs.append(v)` and `s = np.zeros(3); s += v` are accepted, and
 `b = a; a += z; np.sum(b)` or `xs.append(v)` on an argument are rejected with the
@@ -35,9 +39,38 @@ from typing import NamedTuple
 
 from ..errors import UnsupportedSyntax
 from ..ir import nodes as ir
-from ..ir.types import Arr, Dct, Lst, Rec, Tup, VType, is_active, of_value
+from ..ir.types import (
+    BOTTOM,
+    OBJECT,
+    Arr,
+    Class,
+    Dct,
+    Discrete,
+    Float,
+    Fn,
+    Lst,
+    Rec,
+    Tup,
+    VType,
+    is_active,
+    of_value,
+)
 from ..rules.records import SET_FIELD
-from ..rules.sequences import AFTER_UPDATE, MOVES_ELEMENTS, UPDATES, VIEWED_AGAIN, WRITTEN_BACK
+from ..rules.sequences import (
+    AFTER_UPDATE,
+    APPEND,
+    DICT_SETDEFAULT,
+    DICT_STORE,
+    LIST_APPEND,
+    LIST_INSERT,
+    MOVES_ELEMENTS,
+    POP,
+    STORE,
+    STORE_IN,
+    UPDATES,
+    VIEWED_AGAIN,
+    WRITTEN_BACK,
+)
 from ..runtime.scalar import UNASSIGNED
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
@@ -82,6 +115,7 @@ class Summary(NamedTuple):
     retains: tuple[bool, ...]
     fresh: bool
     items: tuple[bool, ...] = ()  # a tuple result: which of its components are new objects nobody else holds
+    each: bool = False  # a new list or dict result: whether its elements are new objects nobody else holds too
 
 
 class _Owners:
@@ -95,11 +129,12 @@ class _Owners:
         self.escaped: set[str] = set()  # variables whose values a callee may keep
         self.types = spec.types
         # a tuple variable made of variables that owned their values and were not used again:
-        # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them)
-        self.packed: dict[str, list[bool]] = {}
+        # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them):
+        # 0 not, 1 owned, 2 owned with its elements (`EACH`)
+        self.packed: dict[str, list[int]] = {}
         # a packed tuple's components that are packed tuples themselves (an attempt's result: <ok, exception,
         # the attempted function's result>): component -> its components' ownership
-        self.inner: dict[str, dict[int, list[bool]]] = {}
+        self.inner: dict[str, dict[int, list[int]]] = {}
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
         self.refs = _References()  # which variables refer to the same objects
         self.aliasing = _Aliasing(spec.types)  # what each expression does with the references it reads
@@ -109,6 +144,7 @@ class _Owners:
         self.read_back: set[str] = set()
         self.given: set[str] = set()  # parameters the function owns (copied on entry if it updates them)
         self.updated_given: set[str] = set()  # those it updates in place
+        self.read_from: dict[str, set[str]] = {}  # a variable -> the containers whose elements it may be or hold
 
     def function(self) -> Summary:
         """Walk the function's body; return which parameters it may keep a reference to, and whether
@@ -124,7 +160,7 @@ class _Owners:
             and not any(result in self.refs.referring(p, holding=False) for p in self.spec.fn.params)
         )
         items = tuple(self.packed[result]) if result in self.packed and result not in self.escaped else ()
-        return Summary(retains, fresh, items)
+        return Summary(retains, fresh, items, fresh and each(result) in end)
 
     def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
@@ -133,6 +169,8 @@ class _Owners:
         the next iteration of a loop it is the body of)."""
         last = {}  # variable -> the index of the last let reading it (len for the result)
         for k, let in enumerate(block.lets):
+            if self.dead_copy(let, block, outside):
+                continue
             for name in self.aliasing.reads(let.expr):
                 last[name] = k
         for name in _atom_names(block.result):
@@ -142,6 +180,21 @@ class _Owners:
             self.let(let, owned, lambda name, k=k: last.get(name, -1) > k or outside(name))
             self.defined.update(ir.bound_names(let))
         return owned
+
+    def owning(self, a: ir.Atom, owned: set[str], after: UsedAfter) -> int:
+        """How a variable not used again owns its value: 0 not, 1 owned, `EACH` with its elements."""
+        if not (isinstance(a, ir.Var) and a.name in owned and not after(a.name)):
+            return 0
+        return EACH if each(a.name) in owned else 1
+
+    def dead_copy(self, let: ir.Let, block: ir.Block, outside: UsedAfter) -> bool:
+        """A copy that nothing reads: `views.py`'s `r = r.__viewed_again__(xs, ...)` of a list's element
+        before r is assigned again (it reads r, but nothing reads what it makes)."""
+        e, target = let.expr, let.target
+        copy = isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
+        if not copy or not isinstance(target, str) or outside(target):
+            return False
+        return all(target not in _reads(other.expr) for other in block.lets) and target not in _atom_names(block.result)
 
     def let(self, let: ir.Let, owned: set[str], after: UsedAfter) -> None:
         """Update `owned` past one let; `after(name)`: whether a variable is read after it."""
@@ -166,12 +219,12 @@ class _Owners:
         elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
-            if not after(base) and self.packed[base][k]:
-                owned.add(target)
+            if not after(base):
+                _own(owned, target, self.packed[base][k])
             self.refs.alias(target, self.items[base][k])
         else:
             if isinstance(e, ir.MakeTuple) and isinstance(target, str):
-                self.packed[target] = [_unassigned(a) or _name(a) in owned and not after(a.name) for a in e.items]
+                self.packed[target] = [EACH if _unassigned(a) else self.owning(a, owned, after) for a in e.items]
                 self.items[target] = [_name(a) for a in e.items]
             elif isinstance(e, ir.Apply) and e.catch is not None and isinstance(target, str):
                 # an attempt: <ok, exception, result>; the result's components new where the callee's are
@@ -205,6 +258,9 @@ class _Owners:
                 self.read_back.update(a.name for a in e.args if isinstance(a, ir.Var))
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
+                if self.each_fresh(e, owned, after):
+                    owned.add(each(target))
+            self.note_read_from(let, e)
 
     def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
         """`let target = source`: ownership moves along if `source` is not used again. A copy nobody
@@ -218,7 +274,8 @@ class _Owners:
             return
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
-                owned.update(t for t, own in zip(target, self.packed[source]) if own)
+                for t, own in zip(target, self.packed[source]):
+                    _own(owned, t, own)
                 for k, inner in self.inner.get(source, {}).items():
                     self.packed[target[k]], self.items[target[k]] = inner, [None] * len(inner)
             for t, item in zip(target, self.items.get(source, ())):
@@ -226,6 +283,8 @@ class _Owners:
             return
         if moves and source in owned:
             owned.add(target)
+            if each(source) in owned:
+                owned.add(each(target))
         if moves and source in self.packed:
             self.packed[target] = self.packed[source]
             self.items[target] = self.items[source]
@@ -288,7 +347,23 @@ class _Owners:
                 let.loc,
             )
         if xs.name in owned and not after(xs.name) and not self.viewed_later(xs.name, after):
+            inner = e.op is STORE_IN and not isinstance(self.types.get(xs.name), Arr)  # an element's element
+            if inner and (each(xs.name) not in owned or self.elements_read_later(xs.name, after)):
+                if self.strict:
+                    raise UnsupportedSyntax(
+                        "this assignment updates an element of a list or dict in place that something else may "
+                        "also hold (a value read out of it and used later, a value put into it that is used "
+                        "elsewhere too, or a container the caller gave): chadpy updates an element only where "
+                        "the function made the container and each element for it (`[np.zeros(3) for _ in "
+                        "range(n)]`); or build the element anew and assign it (`xs[t] = ...`)",
+                        let.loc,
+                    )
+                owned.discard(xs.name)
+                return
+            if each(xs.name) in owned and self.moved_in(e, owned, after):
+                owned.add(each(let.target))
             owned.discard(xs.name)
+            owned.discard(each(xs.name))
             self.updated_given |= self.refs.updated_by(xs.name) & self.given
             return
         if not self.strict:  # finding out what a function retains: the updated value is not owned
@@ -309,6 +384,61 @@ class _Owners:
             let.loc,
         )
 
+    def moved(self, a: ir.Atom, owned: set[str], after: UsedAfter) -> bool:
+        """Whether a value put into a container is a new object nobody else holds (or holds no object at all)."""
+        if not isinstance(a, ir.Var):
+            return isinstance(a, ir.Const)
+        if not _holds_objects(self.types.get(a.name)):
+            return True
+        return a.name in owned and not after(a.name) and not self.viewed_later(a.name, after)
+
+    def moved_in(self, e: ir.Prim, owned: set[str], after: UsedAfter) -> bool:
+        """Whether the elements an update puts into its list or dict are new objects nobody else holds."""
+        if e.op in (POP, STORE_IN):
+            return True
+        if e.op in (LIST_APPEND, APPEND):
+            return self.moved(e.args[1], owned, after)
+        if e.op in (LIST_INSERT, STORE, DICT_STORE, DICT_SETDEFAULT):
+            return self.moved(e.args[2], owned, after)
+        if len(e.args) == 2:  # `xs.extend(ys)`, `xs += ys`: ys's elements, if ys owns them and is not used again
+            ys = e.args[1]
+            return self.moved(ys, owned, after) and (not isinstance(ys, ir.Var) or each(ys.name) in owned)
+        return False
+
+    def each_fresh(self, e: ir.Expr, owned: set[str], after: UsedAfter) -> bool:
+        """For a new list or dict: whether its elements are new objects nobody else holds too."""
+        if isinstance(e, (ir.MakeList, ir.MakeDict)):
+            items = e.items if isinstance(e, ir.MakeList) else e.values
+            objects = [a.name for a in items if isinstance(a, ir.Var) and _holds_objects(self.types.get(a.name))]
+            return len(set(objects)) == len(objects) and all(self.moved(a, owned, after) for a in items)
+        if isinstance(e, (ir.Call, ir.Apply)):
+            known = self.callee_summary(e)
+            return known is not None and known.each
+        return False
+
+    def note_read_from(self, let: ir.Let, e: ir.Expr) -> None:
+        """Record the containers whose elements the let's variables may be or hold (`row = xs[t]`, `f(xs)`)."""
+        if isinstance(e, (ir.Var, ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeRecord, ir.MakeClosure)):
+            return  # a copy, or a container holding the variables themselves (`refs` follows those)
+        if isinstance(e, ir.Prim) and (e.inplace or e.op in (AFTER_UPDATE, WRITTEN_BACK, VIEWED_AGAIN)):
+            return  # an update: the same object (what it puts in, the container holds: `refs`)
+        sources = {a.name for a in ir.operands(e) if isinstance(a, ir.Var) and _holds_elements(self.types.get(a.name))}
+        if sources:
+            for t in ir.bound_names(let):
+                if _holds_objects(self.types.get(t)):
+                    self.read_from.setdefault(t, set()).update(sources)
+
+    def elements_read_later(self, name: str, after: UsedAfter) -> bool:
+        """Whether a value read out of the list or dict `name` holds (an element, a container or view of one, an
+        element of one) is read later."""
+        containers = self.refs.earlier_names(name)
+        readers, frontier = set(), containers
+        while frontier:
+            read = {v for v, sources in self.read_from.items() if sources & frontier}
+            frontier = set().union(*map(self.refs.referring, read)) - readers - containers
+            readers |= frontier
+        return any(v in self.defined and after(v) for v in readers)
+
     def viewed_later(self, name: str, after: UsedAfter) -> bool:
         """Whether anything else referring to the object `name` holds, or to an array it is a view of,
         is read later."""
@@ -323,16 +453,19 @@ class _Owners:
     def case(self, let: ir.Let, e: ir.Case, owned: set[str], after: UsedAfter) -> None:
         """Each branch on its own; a target owns its value if it does at the end of both branches."""
         targets = ir.bound_names(let)
-        ends, shapes = [], []
+        ends, shapes, eaches = [], [], []
         for branch in (e.then, e.orelse):
             end = self.block(branch, owned, after)
             result = _name(branch.result)
             moves = result is not None and not after(result)
             own = moves and result in end or _unassigned(branch.result)  # nothing else holds what is not there
+            own_each = moves and each(result) in end or _unassigned(branch.result)
             packed = self.packed.get(result) if moves else None
             end.discard(result)  # handed on to the target
+            end.discard(each(result))
             ends.append(end)
             shapes.append((own, packed))
+            eaches.append(own_each)
             if isinstance(let.target, str):
                 self.refs.alias(let.target, result)
             else:  # each target is the same component of the branch's tuple
@@ -344,11 +477,14 @@ class _Owners:
         if isinstance(let.target, str):
             if all(own for own, _ in shapes):
                 owned.add(let.target)
+                if all(eaches):
+                    owned.add(each(let.target))
             if same:
-                self.packed[let.target] = [all(p[k] for p in packs) for k in range(len(packs[0]))]
+                self.packed[let.target] = [min(p[k] for p in packs) for k in range(len(packs[0]))]
                 self.items[let.target] = self._joined_items(e, len(packs[0]))
         elif same and len(packs[0]) == len(targets):
-            owned.update(t for k, t in enumerate(targets) if all(p[k] for p in packs))
+            for k, t in enumerate(targets):
+                _own(owned, t, min(p[k] for p in packs))
 
     def _joined_items(self, e: ir.Case, width: int) -> list[str]:
         """For a case whose branches both end in a tuple: a name per component standing for both branches'
@@ -370,6 +506,7 @@ class _Owners:
         entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.aliasing.reads))
         outer = {n for n in self.aliasing.reads(e) if n not in bound and n not in entry}
         assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
+        assumed |= {each(p) for p, a in zip(e.state, e.init) if p in assumed and each(a.name) in owned}
         for p, a, n in zip(e.state, e.init, e.next):
             _consume(a, owned)
             self.refs.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
@@ -382,6 +519,9 @@ class _Owners:
                 start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
             end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
             kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
+            kept |= {
+                each(p) for p, n in zip(e.state, e.next) if p in kept and each(p) in assumed and each(n.name) in end
+            }
             if kept == assumed:
                 break
             assumed = kept
@@ -389,6 +529,8 @@ class _Owners:
         for t, p in zip(ir.bound_names(let), e.state):
             if p in assumed:
                 owned.add(t)
+            if each(p) in assumed:
+                owned.add(each(t))
             self.refs.alias(t, p)
 
 
@@ -503,6 +645,42 @@ class _Aliasing:
         """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
         numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
         return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
+
+
+EACH = 2  # in `packed`: a component that owns its value and its elements
+
+
+def _own(owned: set[str], name: str, level: int) -> None:
+    """Mark `name` as owning its value (level 1), and its elements too (`EACH`)."""
+    if level:
+        owned.add(name)
+    if level == EACH:
+        owned.add(each(name))
+
+
+def each(name: str) -> str:
+    """The mark, among the owned variables, that the list or dict `name` owns its elements too."""
+    return f"{name}[*]"
+
+
+def _holds_objects(t: VType | None) -> bool:
+    """Whether a value of type t is or holds an object updated in place (a list, dict, array, object)."""
+    if isinstance(t, Tup):
+        return any(map(_holds_objects, t.items))
+    if t is None or t is BOTTOM or isinstance(t, Float):
+        return False
+    return t is OBJECT or isinstance(t, Class) if isinstance(t, Discrete) else True
+
+
+def _holds_elements(t: VType | None) -> bool:
+    """Whether a value of type t is a container whose elements may be objects updated in place."""
+    if isinstance(t, Tup):
+        return any(map(_holds_objects, t.items))
+    if isinstance(t, Lst):
+        return _holds_objects(t.item)
+    if isinstance(t, Dct):
+        return any(_holds_objects(v) for _, v in t.fields) if t.fields is not None else _holds_objects(t.item)
+    return isinstance(t, (Rec, Fn)) or t is OBJECT
 
 
 def _unassigned(a: ir.Atom) -> bool:

@@ -30,6 +30,7 @@ from ..rules.sequences import (
     LIST_INSERT,
     POP,
     STORE,
+    STORE_IN,
     VIEWED_AGAIN,
     WRITTEN_BACK,
 )
@@ -127,6 +128,12 @@ def _setitem(u: _Update, k: ir.Atom, v: ir.Atom) -> ir.Atom:
     return NONE
 
 
+def _setitem_in(u: _Update, t: ir.Atom, k: ir.Atom, v: ir.Atom) -> ir.Atom:
+    """`x[t][k] = v` (`assignments.py`): the element at t updated in place (`ownership` checks nobody else holds it)."""
+    u.rebind(STORE_IN, t, k, v)
+    return NONE
+
+
 def _updated_by(u: _Update, t: ir.Atom) -> ir.Atom:
     """`x.__updated_by__(t)` (`copies.py`): after `t += c` on x's object, x is t if that was in place."""
     u.rebind(AFTER_UPDATE, t, inplace=False)
@@ -153,6 +160,7 @@ _METHODS: dict[str, tuple[int, int, Callable[..., ir.Atom]]] = {
     "pop": (0, 2, _pop),
     "setdefault": (1, 2, _setdefault),
     "__setitem__": (2, 2, _setitem),
+    "__setitem_in__": (3, 3, _setitem_in),
     "__comprehension_item__": (2, 2, _comprehension_item),
     "__comprehension_append__": (1, 1, _comprehension_append),
     "__updated_by__": (1, 1, _updated_by),

@@ -199,12 +199,13 @@ def _check_target(
             )
         return
     if isinstance(target, gast.Subscript):
-        if elements and isinstance(target.value, gast.Name):  # `x[i] = v`, `a[i], b = v`: `assignments.py`
+        inner = target.value.value if isinstance(target.value, gast.Subscript) else target.value
+        if elements and isinstance(inner, gast.Name):  # `x[i] = v`, `x[t][i] = v`, `a[i], b = v`: `assignments.py`
             return
-        where = "an element of an element or of an attribute" if elements else "an element in this position"
+        where = "an element three deep or of an attribute" if elements else "an element in this position"
         raise UnsupportedSyntax(
-            f"assigning to {where} (`x[i][j] = ...`, `obj.xs[i] = ...`, `for x[i] in ...`) is not "
-            "supported: assign to an element of a variable (`x[i, j] = v`)",
+            f"assigning to {where} (`x[i][j][k] = ...`, `obj.xs[i] = ...`, `for x[i] in ...`) is not "
+            "supported: assign to an element of a variable or of its element (`x[i][j] = v`, `x[i, j] = v`)",
             parsed.loc(target),
         )
     if isinstance(target, gast.Attribute):

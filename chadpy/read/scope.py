@@ -34,6 +34,7 @@ UPDATING = frozenset(
         "pop",
         "setdefault",
         "__setitem__",
+        "__setitem_in__",
         "__comprehension_item__",
         "__comprehension_append__",
         "__updated_by__",

@@ -4,6 +4,7 @@
 | --- | --- |
 | `x[k] = v` | `x.__setitem__(k, v)` (a slice `a:b` in k as `slice(a, b)`) |
 | `x[k] op= v` | `x.__setitem__(k, x[k] op v)`, k evaluated once |
+| `x[t][k] = v` | `x.__setitem_in__(t, k, v)` (an element's element: `x[t]` updated in place) |
 | `a[i], b = v` | `p, q = v`, then `a[i] = p` and `b = q` (unpacked first, assigned left to right) |
 | `x.fill(v)` | `x.__setitem__(..., v)` |
 | `np.add.at(x, k, v)` | `x[k] = added_at(x, k, v)`, then as above (`_adds_at`) |
@@ -117,11 +118,12 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
         for target in stmt.targets:
             _assign(target, value, names, out)
     elif isinstance(stmt, gast.AugAssign):
-        key = key_expression(stmt.target.slice)
-        if not _simple(key):
-            key = _bound(key, names, out, "key")
-        current = gast.Subscript(gast_name(stmt.target.value.id), key, gast.Load())
-        out.append(_set(stmt.target.value, key, gast.BinOp(current, stmt.op, stmt.value)))
+        keys = [key_expression(s.slice) for s in _path(stmt.target)]
+        keys = [k if _simple(k) else _bound(k, names, out, "key") for k in keys]
+        current = _container(stmt.target)
+        for k in keys:
+            current = gast.Subscript(current, k, gast.Load())
+        out.append(_set(_container(stmt.target), *keys, gast.BinOp(current, stmt.op, stmt.value)))
     else:
         call = _filled(stmt)
         out.append(_set(call.func.value, gast.Constant(Ellipsis, None), call.args[0]))
@@ -141,14 +143,25 @@ def _assign(target: gast.expr, value: gast.expr, names: NameSupply, out: list[ga
         for t, p in zip(target.elts, parts):
             _assign(t, gast_name(p), names, out)
     elif isinstance(target, gast.Subscript):
-        out.append(_set(target.value, key_expression(target.slice), value))
+        out.append(_set(_container(target), *(key_expression(s.slice) for s in _path(target)), value))
     else:
         out.append(gast.Assign([target], value, None))
 
 
-def _set(container: gast.Name, key: gast.expr, value: gast.expr) -> gast.Expr:
-    method = gast.Attribute(gast_name(container.id), "__setitem__", gast.Load())
-    return gast.Expr(gast.Call(method, [key, value], []))
+def _path(target: gast.Subscript) -> list[gast.Subscript]:
+    """The subscripts of `x[k]` or `x[t][k]`, outermost (`x[t]`) first."""
+    return [target.value, target] if isinstance(target.value, gast.Subscript) else [target]
+
+
+def _container(target: gast.Subscript) -> gast.Name:
+    """The variable `x` of the target `x[k]` or `x[t][k]`."""
+    return gast_name(_path(target)[0].value.id)
+
+
+def _set(container: gast.Name, *keys_and_value: gast.expr) -> gast.Expr:
+    """`x.__setitem__(k, v)`, or `x.__setitem_in__(t, k, v)` for an element's element."""
+    method = "__setitem__" if len(keys_and_value) == 2 else "__setitem_in__"
+    return gast.Expr(gast.Call(gast.Attribute(gast_name(container.id), method, gast.Load()), list(keys_and_value), []))
 
 
 def key_expression(node: gast.expr) -> gast.expr:

@@ -135,6 +135,19 @@ def _setitem_type(types: list[VType], consts: list[object]) -> VType:
     raise ChadTypeError(f"assigning to an element of {describe(x)} is not supported")
 
 
+def _setitem_in_type(types: list[VType], consts: list[object]) -> VType:
+    """`x[t][k] = v`: x's element at t updated as `_setitem_type` says (an array keeps its kind)."""
+    x, t, k, v = types[:4]
+    if isinstance(x, Arr):
+        return arr(x.rank, x.dtype, x.active or is_active(v))
+    if isinstance(x, Lst) and t != SLICE and not isinstance(t, (Tup, Lst, Arr)):
+        return Lst(join(x.item, _setitem_type([x.item, k, v], consts[1:])))
+    if isinstance(x, Dct):
+        item = x.field(consts[1]) if consts[1] is not UNKNOWN else item_join(x)
+        return _with_key(x, consts[1], t, _setitem_type([item, k, v], consts[1:]))
+    raise ChadTypeError(f"assigning to an element's element of {describe(x)} is not supported")
+
+
 def _view_type(types: list[VType], consts: list[object]) -> VType:
     """`written_back(base, view, ...)` and `viewed_again(view, base, ...)`: the first one's type, an
     array made active by the other's derivatives."""
@@ -276,6 +289,17 @@ STORE = Primitive(
     containers=True,
     logged=True,
 )
+# `x[t][k] = v` (`assignments.py`): x's element at t updated in place (`ownership` checks that nothing else holds it)
+STORE_IN = Primitive(
+    "setitem_in",
+    lambda x, t, k, v, *log: call(writes.store_in, x, t, k, v, *log),
+    lambda d, y, x, t, k, v, saved: call(writes.store_in_ct, d, y, saved, v),
+    (4, 4),
+    _setitem_in_type,
+    saves=lambda y, x, t, k, v: call(writes.positions_in, y, t, k),
+    containers=True,
+    logged=True,
+)
 DICT_SETDEFAULT = Primitive(
     "setdefault",
     lambda dct, k, v, absent: call(runtime.dict_setdefault, dct, k, v, absent),
@@ -323,7 +347,7 @@ VIEWED_AGAIN = Primitive(
     containers=True,
     aliases="view",  # of its base (`ownership` knows)
 )
-UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, APPEND, EXTEND}
+UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, STORE_IN, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
 DICT_GET = Primitive(
     "get",

@@ -103,6 +103,13 @@ def store(container: Any, key: Any, value: Any, writes: Writes | None = None) ->
     return container
 
 
+def store_in(container: Any, outer: Any, key: Any, value: Any, writes: Writes | None = None) -> Any:
+    """`container[outer][key] = value` as an expression: the element at `outer` updated in place, logged as
+    a write to it; returns the container."""
+    store(container[outer], key, value, writes)
+    return container
+
+
 def append(xs: list, value: Any, writes: Writes | None = None) -> list:
     """`xs.append(value)` as an expression, logged as a write to the slice past the old end."""
     n = len(xs)
@@ -141,13 +148,19 @@ def array_store_ct(d: Any, y: np.ndarray, key: Any, value: Any) -> tuple[Any, No
     if d is Zero or d is None:
         return Zero, None, Zero
     buffer = owned(d, y)
-    part = buffer.base[key]
+    return buffer, None, _written_ct(buffer.base, key, value)
+
+
+def _written_ct(base: np.ndarray, key: Any, value: Any) -> Any:
+    """The cotangent of the value in `x[key] = value`, from `base`, the cotangent of x after it (zeroed at
+    `key` in place: the overwritten elements take nothing)."""
+    part = base[key]
     if isinstance(part, np.ndarray):
         part = part.copy()
         if _advanced(key):  # a position named twice keeps the value written last: only that one's counts
-            part = np.where(_last_writes(y.shape, key, part.shape), part, 0.0)
-    buffer.base[key] = 0.0
-    return buffer, None, unbroadcast(part, value)
+            part = np.where(_last_writes(base.shape, key, part.shape), part, 0.0)
+    base[key] = 0.0
+    return unbroadcast(part, value)
 
 
 def _advanced(key: Any) -> bool:
@@ -176,6 +189,31 @@ def store_ct(d: Any, y: Any, key: Any, value: Any) -> tuple[Any, None, Any]:
     if isinstance(y, np.ndarray):
         return array_store_ct(d, y, key, value)
     return sequences.store_ct(d, key)  # a list's or dict's cotangent: a dict {position or key: cotangent}
+
+
+def positions_in(container: Any, outer: Any, key: Any) -> tuple[Any, Any]:
+    """Where `container[outer][key] = v` wrote, for its rule (`write_position` of each)."""
+    return write_position(container, outer), write_position(container[outer], key)
+
+
+def store_in_ct(d: Any, y: Any, positions: tuple[Any, Any], value: Any) -> tuple[Any, None, None, Any]:
+    """Cotangents of (x, outer, key, value) in `x[outer][key] = value`: the value's is the cotangent at
+    [outer][key], and the overwritten value's is zero. An array's row `x[outer]` is a view of its data (or a
+    copy, that the write did not reach: then the value takes nothing); a list's or dict's element is an
+    object of its own, whose cotangent is the container's entry at `outer`."""
+    outer, key = positions
+    if d is Zero or d is None:
+        return Zero, None, None, Zero
+    if isinstance(y, np.ndarray):
+        buffer = owned(d, y)
+        part = buffer.base[outer]
+        if not _shares(buffer.base, part):
+            return buffer, None, None, Zero
+        return buffer, None, None, _written_ct(part, key, value)
+    inner, _, ct = store_ct(d.get(outer, Zero), y[outer], key, value)
+    if inner is not Zero:
+        d[outer] = inner
+    return d, None, None, ct
 
 
 # ====================================================================== views (`views.py`)

@@ -90,8 +90,6 @@ EXPECTED_REFUSED: dict[str, str] = {
     "batchnorm_train_loss": "`bn_param['running_mean'] = ...`: running statistics written into the caller's dict",
     # classes and functions as values
     "MLP.mse": "a list of activations holding two functions' code, [np.tanh, lambda z: z]",
-    # syntax and operators
-    "min_char_rnn_loss": "`xs[t][inputs[t]] = 1`: a write to an element of an element (Karpathy's one-hot)",
     # library calls without a derivative rule
     "eight_schools_scipy": "`scipy.stats.halfcauchy.logpdf` has no rule",
     "apply_along_axis_norms": "`np.apply_along_axis(np.linalg.norm, 1, X)`",
