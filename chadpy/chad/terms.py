@@ -9,12 +9,13 @@ from __future__ import annotations
 from ..errors import ChadTypeError
 from ..ir import nodes as ir
 from ..ir.records import is_namedtuple, new_record
-from ..ir.types import SLICE, Arr, Dct, Fn, Lst, Rec, Tup, is_number
+from ..ir.types import OBJECT, SLICE, Arr, Dct, Fn, Lst, Rec, Tup, is_number
 from ..rules.registry import ZERO, resolve
 from ..runtime.array_cotangents import index_ct, unpacked_ct
 from ..runtime.closures import Closure
 from ..runtime.cotangents import tuple_part
 from ..runtime.environments import dense_one_hot
+from ..runtime.scalar import augmented, not_an_array
 from ..runtime.sequences import element, slice_ct, updated
 from ..target.expressions import Attr, CallX, DictX, Expr, Item, ListX, Lit, Name, Obj, TupleX, call, spelling
 from ..target.statements import Assign, Stmt, unpack
@@ -54,6 +55,10 @@ def primal_expr(c: Rules, e: ir.Expr) -> Expr:
         case ir.Prim(op, args, inplace):
             op = resolve(op, [c.type_of(a) for a in args])
             xs = [c.primal(a) for a in args]
+            if inplace and c.type_of(args[0]) is OBJECT and not any(map(c.active, args)):
+                return call(augmented, Lit(op.name), *xs)  # data: Python's `a op= b` (an array in place)
+            if id(e) in c.spec.number_updates or inplace and c.type_of(args[0]) is OBJECT:
+                xs[0] = call(not_an_array, xs[0])  # a value of unknown kind: checked to be a number
             if inplace and op.ufunc is not None and isinstance(c.type_of(args[0]), Arr):
                 # `a += b` on an array: a new array laid out like `a`, as Python's in-place update leaves it
                 return call(updated, Obj(op.ufunc, spelling(op.ufunc)), *xs)

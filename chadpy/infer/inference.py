@@ -91,6 +91,9 @@ class Spec:
     taken: dict[int, bool] = field(default_factory=dict)
     full: ir.Function | None = None
     copied: tuple[str, ...] = ()  # differentiated parameters it updates in place: copied on entry (`ownership`)
+    # id(ir.Prim) of each `a op= b` whose a, typed as an array of unknown shape (data of a kind seen only when the
+    # code runs), `ownership` could not prove the function's own: checked then to be a number (`not_an_array`)
+    number_updates: set[int] = field(default_factory=set)
 
     def type_of(self, atom: ir.Atom) -> VType:
         if isinstance(atom, ir.Var):

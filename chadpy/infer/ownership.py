@@ -369,6 +369,9 @@ class _Owners:
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
+        if self.of_unknown_kind(xs.name, e) and not after(xs.name) and not self.viewed_later(xs.name, after):
+            self.spec.number_updates.add(id(e))  # checked when the code runs: a number is not updated in place
+            return
         kind = {Lst: "a list", Dct: "a dict", Rec: "an object"}.get(type(self.types.get(xs.name)), "an array")
         what = (
             "this attribute assignment"
@@ -383,6 +386,12 @@ class _Owners:
             f"caller's); copy it first (`xs = list(xs)`, `a = a.copy()`), or write `a = a + b` for a new one",
             let.loc,
         )
+
+    def of_unknown_kind(self, name: str, e: ir.Prim) -> bool:
+        """`a op= b` where a is typed as an array of unknown shape: perhaps a number (data of a kind seen only
+        when the code runs, such as a class's attribute), which Python does not update in place."""
+        t = self.types.get(name)
+        return isinstance(t, Arr) and t.rank is None and e.op not in UPDATES and e.op is not SET_FIELD
 
     def moved(self, a: ir.Atom, owned: set[str], after: UsedAfter) -> bool:
         """Whether a value put into a container is a new object nobody else holds (or holds no object at all)."""

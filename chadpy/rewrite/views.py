@@ -189,6 +189,9 @@ def _loop(stmt: gast.For | gast.While, views: Views) -> list[gast.stmt]:
     tested = read([stmt.test]) if isinstance(stmt, gast.While) else set()
     if isinstance(stmt, gast.For):
         _current(views, read([stmt.iter]), out, stmt)
+    # what the loop reads is made current once before it (not in every iteration, where the old version
+    # would be read by the loop's entry after the write it missed: `ownership` refuses that write)
+    _current(views, read(stmt.body) | tested, out, stmt)
     rebound, written = _effects([stmt.target, *stmt.body] if isinstance(stmt, gast.For) else stmt.body)
     for v in _ending(views, rebound, written):
         views.release(v, out, stmt)

@@ -372,7 +372,8 @@ def resolve(op: Primitive, types: list[VType]) -> Primitive:
         return op.for_text
     if op.in_place is not None and isinstance(types[0], (Lst, Dct, Arr)):
         return op.in_place
-    if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types):
+    arrays = any(isinstance(t, Arr) for t in types)  # `row * [0.3, x, 0.9]`: NumPy's, elementwise
+    if op.for_sequences is not None and any(isinstance(t, (Lst, Tup)) for t in types) and not arrays:
         return op.for_sequences
     if op.for_arrays is not None and any(isinstance(t, Arr) for t in types):
         return op.for_arrays

@@ -4,6 +4,8 @@ a variable not assigned on a path holds."""
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..errors import ChadError, UnknownFunction
@@ -61,6 +63,37 @@ def unassigned_read(catch: object) -> tuple:
 def exception_classes(*handled: object) -> tuple:
     """The classes a `try` statement's handlers take, one flat tuple (a handler's may be a tuple itself)."""
     return tuple(c for h in handled for c in (exception_classes(*h) if isinstance(h, tuple) else (h,)))
+
+
+def not_an_array(value: object) -> object:
+    """The value of `a` in `a op= b` where a is data of a kind seen only when the code runs (a class's attribute)
+    and a derivative flows, or typed as an array of unknown shape the function may not own: a number is not
+    updated in place (Python makes a new one), an array or a list would be, and another name may see it."""
+    if not isinstance(value, (int, float, complex, np.number, np.bool_, str, tuple)):
+        raise ChadError(
+            "this augmented assignment updates an array in place that another name or the caller may also hold "
+            "(chadpy could not see its kind when it read the function; it is an array here): write `a = a + b` "
+            "for a new one, or copy it first (`a = a.copy()`)"
+        )
+    return value
+
+
+_IN_PLACE = {
+    "add": operator.iadd,
+    "sub": operator.isub,
+    "mul": operator.imul,
+    "truediv": operator.itruediv,
+    "pow": operator.ipow,
+    "mod": operator.imod,
+    "floordiv": operator.ifloordiv,
+    "matmul": operator.imatmul,
+}
+
+
+def augmented(name: str, a: object, b: object) -> object:
+    """`a op= b` as Python makes it, on data no derivative flows through (an array is updated in place: another
+    name holding it sees the change)."""
+    return _IN_PLACE[name](a, b)
 
 
 def read_unassigned(name: str) -> None:

@@ -180,6 +180,84 @@ def test_try_del_and_class_statements_no_derivative_flows_through():
     assert chad.grad(f)(2.0) == pytest.approx(3.0 + 2.0 * 0.5 * 2.0)
 
 
+# ---------------------------------------------------------------- data of a kind seen only when the code runs
+
+
+def class_attribute_accumulated(x):
+    class Cfg:
+        scale = 2.0
+        order = 2
+
+    s = Cfg.scale  # data of unknown kind: a class the function makes as it runs
+    for _ in range(2):
+        s += x[0] ** Cfg.order
+    return s * x[1]
+
+
+def _shifted(s):
+    s += 0.5  # a number: a new value, nothing updated in place
+    return s * s
+
+
+def helper_augments_its_argument(x):
+    class Cfg:
+        order = 3
+
+    return _shifted(x[0] ** Cfg.order) + x[1]
+
+
+def machine_epsilon_of_a_run_time_dtype(x):
+    eps = np.finfo(x.dtype).eps
+    s = 1.0
+    for _ in range(2):
+        s -= np.var(x) / eps * 1e-17
+    return s
+
+
+@pytest.mark.parametrize(
+    "f", [class_attribute_accumulated, helper_augments_its_argument, machine_epsilon_of_a_run_time_dtype]
+)
+def test_a_value_of_unknown_kind_augmented(f):
+    """`s += t` where s is data whose kind chadpy sees only when the code runs (typed as an array of any shape):
+    a number there, so nothing is updated in place, checked when the code runs."""
+    x = np.array([0.7, -1.3])
+    assert_close(chad.value_and_grad(f)(x.copy())[0], f(x.copy()))
+    assert_grad_matches_fd(f, (x,))
+
+
+def class_array_augmented(x):
+    class Cfg:
+        w = np.zeros(2)
+
+    s = Cfg.w  # an array: `s += x` updates it in place, the class's too
+    s += x
+    return np.sum(s * Cfg.w)
+
+
+def class_array_augmented_by_data(x):
+    class Cfg:
+        w = np.zeros(2)
+
+    s = Cfg.w
+    s += 1.0  # no derivative flows: as Python does it, in place (the class's array too)
+    return np.sum(x * Cfg.w)
+
+
+def test_data_of_unknown_kind_augmented_as_python_does():
+    """`s += 1.0` on data whose kind chadpy sees only when the code runs, no derivative flowing: in place, as in
+    Python (it was a new array: the class's array read after missed the update, a silent wrong value)."""
+    x = np.array([0.7, -1.3])
+    value, grad = chad.value_and_grad(class_array_augmented_by_data)(x)
+    assert_close(value, np.sum(x))
+    assert_close(grad, np.ones(2))
+
+
+def test_an_array_of_unknown_kind_augmented_in_place_is_refused_when_it_runs():
+    with pytest.raises(chad.ChadError, match="updates an array in place") as info:
+        chad.grad(class_array_augmented)(np.array([0.7, -1.3]))
+    assert_located(str(info.value), class_array_augmented, "s += x")
+
+
 # ---------------------------------------------------------------- arrays unpacked into names
 
 

@@ -442,9 +442,20 @@ def view_made_only_in_a_nested_function(x):
     return filled(x[0]) * x[2]
 
 
+def base_read_in_a_loop_after_a_write_through_a_view(x):
+    a = np.arange(3.0) * x[0]
+    view = a[1:]
+    view[0] *= x[1]
+    total = 0.0
+    for k in range(2):  # the base is given back once, before the loop (in it, the loop's entry read the old one)
+        total += np.linalg.norm(a) * (k + 1)
+    return total
+
+
 @pytest.mark.parametrize(
     "fn",
     [
+        base_read_in_a_loop_after_a_write_through_a_view,
         view_made_only_in_a_branch,
         view_made_only_in_a_nested_function,
         written_through_a_row,

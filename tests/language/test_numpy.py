@@ -656,3 +656,22 @@ def test_the_value_is_the_plain_calls_to_the_last_bit():
     # regression: `x ** 3` of a NumPy scalar was np.power(x, 3), one ulp from Python's `**` (seed 1523)
     v = np.array([0.13152593242303956 + 0.1384395222020256, 1.1263138946441038])
     assert chad.value_and_grad(cube_of_an_element)(v)[0] == cube_of_an_element(v)
+
+
+def row_times_a_list(v):
+    a = np.outer(v, [0.5, 0.5, 0.5])
+    return np.sum(a[1] * [0.3, 0.5, 0.9]) + np.sum([1.0, 2.0] + v)
+
+
+def row_times_a_list_that_carries_derivatives(v):
+    a = np.outer(v, [0.5, 0.5, 0.5])
+    return np.sum(a[1] * [0.3, v[0], 0.9])
+
+
+def test_an_array_and_a_list_are_multiplied_elementwise():
+    """`row * [0.3, 0.5, 0.9]` is NumPy's product, not a list's repetition (it was typed as one: a crash in the
+    backward pass); a list carrying derivatives there is refused with a ChadError."""
+    v = np.array([0.8, 1.3])
+    assert_close(chad.grad(row_times_a_list)(v), np.array([1.0, 1.0 + 0.5 * 1.7]))
+    with pytest.raises(chad.ChadError, match="list that carries derivatives"):
+        chad.grad(row_times_a_list_that_carries_derivatives)(v)
