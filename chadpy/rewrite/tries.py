@@ -243,8 +243,8 @@ class _Function:
         return self.head(heads[0], t, lambda: self.chain(heads[1:], t, then))
 
     def split_update(self, s: gast.stmt) -> list[gast.stmt] | None:
-        """Where `s` updates one of the function's own lists, dicts or arrays in place (`xs.append(v)`,
-        `x[k] = v`, `x[t][k] = v`, `x[k] += v`, `x += v`): `value = v` for each value it computes first (to be
+        """Where `s` updates one of the function's own lists, dicts, arrays or objects in place (`xs.append(v)`,
+        `x[k] = v`, `x[t][k] = v`, `x[k] += v`, `x += v`, `ob.a = v`): `value = v` for each value it computes first (to be
         attempted), s changed to read them; the update itself is made as it is, not attempted (a function of it
         would update its argument, the caller's object). None for any other statement."""
         slots: list[tuple[object, object]] = []  # (holder, field or index) of each expression to compute first
@@ -252,6 +252,13 @@ class _Function:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and scope.updated(s.value) in self.local:
             slots = [(s.value.args, k) for k in range(len(s.value.args))]
         elif isinstance(s, gast.AugAssign) and isinstance(target, gast.Name) and target.id in self.local:
+            slots = [(s, "value")]
+        elif (
+            isinstance(s, (gast.Assign, gast.AugAssign))
+            and isinstance(target, gast.Attribute)
+            and isinstance(target.value, gast.Name)
+            and target.value.id in self.local
+        ):  # `ob.a = v`, `ob.a *= v` on the function's own object
             slots = [(s, "value")]
         elif isinstance(s, (gast.Assign, gast.AugAssign)) and isinstance(target, gast.Subscript):
             path = [target.value, target] if isinstance(target.value, gast.Subscript) else [target]  # `x[t][k]`
