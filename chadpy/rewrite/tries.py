@@ -244,9 +244,9 @@ class _Function:
 
     def split_update(self, s: gast.stmt) -> list[gast.stmt] | None:
         """Where `s` updates one of the function's own lists, dicts, arrays or objects in place (`xs.append(v)`,
-        `x[k] = v`, `x[t][k] = v`, `x[k] += v`, `x += v`, `ob.a = v`): `value = v` for each value it computes first (to be
-        attempted), s changed to read them; the update itself is made as it is, not attempted (a function of it
-        would update its argument, the caller's object). None for any other statement."""
+        `x[k] = v`, `x[t][k] = v`, `x[k] += v`, `x += v`, `ob.a = v`): `value = v` for each value it computes
+        first (to be attempted), s changed to read them; the update itself is made as it is, not attempted (a
+        function of it would update its argument, the caller's object). None for any other statement."""
         slots: list[tuple[object, object]] = []  # (holder, field or index) of each expression to compute first
         target = s.targets[0] if isinstance(s, gast.Assign) and len(s.targets) == 1 else getattr(s, "target", None)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and scope.updated(s.value) in self.local:
