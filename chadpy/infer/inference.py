@@ -91,6 +91,8 @@ class Spec:
     taken: dict[int, bool] = field(default_factory=dict)
     full: ir.Function | None = None
     copied: tuple[str, ...] = ()  # differentiated parameters it updates in place: copied on entry (`ownership`)
+    # the outside data it stores differentiated values into, which it does not read again: name -> where
+    stored_outside: dict[str, Loc] = field(default_factory=dict)
     # id(ir.Prim) of each `a op= b` whose a, typed as an array of unknown shape (data of a kind seen only when the
     # code runs), `ownership` could not prove the function's own: checked then to be a number (`not_an_array`)
     number_updates: set[int] = field(default_factory=set)
@@ -206,6 +208,7 @@ class Program:
             s.types = {k: (OBJECT if v is BOTTOM else v) for k, v in s.types.items()}
             s.result = OBJECT if s.result is BOTTOM else s.result
             ownership.check_ownership(s, self.callee_of, entry=s is entry)
+        ownership.check_outside_stores(reachable)
         return reachable
 
 

@@ -82,20 +82,56 @@ def check_ownership(spec: object, callee: Callee, entry: bool = False) -> None:
     differentiated lists and arrays are its own: it updates a copy made on entry (`spec.copied`; the caller's
     stay as they are, and the derivative is at the values on entry)."""
     try:
-        _Owners(spec, callee, strict=True).function()
+        _Owners(spec, callee, strict=True, entry=entry).function()
         return
     except UnsupportedSyntax as refused:
         given = {p for p, t in zip(spec.fn.params, spec.sig) if is_active(t) and isinstance(t, (Lst, Arr))}
         if not (entry and given):
             raise
         first = refused
-    owners = _Owners(spec, callee, strict=True)
+    owners = _Owners(spec, callee, strict=True, entry=entry)
     owners.given = given
     try:
         owners.function()
     except UnsupportedSyntax:
         raise first from None  # not an update of its own arguments alone: the first refusal stands
     spec.copied = tuple(p for p in spec.fn.params if p in owners.updated_given)
+
+
+def check_outside_stores(specs: list) -> None:
+    """Raise `UnsupportedSyntax` where a function stores a differentiated value into outside data
+    (`LOG.append(loss)`) that another function of the call reads (by its name): what it reads would carry no
+    derivative."""
+    for spec in specs:
+        for root, loc in spec.stored_outside.items():
+            for other in specs:
+                names, originals = _outside_reads(other)
+                reader = other.fn.name if other is not spec and root in names else next(iter(originals), None)
+                if reader is not None:
+                    raise UnsupportedSyntax(
+                        f"this statement stores a differentiated value into `{root}`, which `{reader}` may read "
+                        "in this call (a function chadpy reads, or one it runs as it is): what it reads would "
+                        "carry no derivative",
+                        loc,
+                    )
+
+
+def _outside_reads(spec: object) -> tuple[set[str], list[str]]:
+    """The first names of the outside data a specialisation reads (`LOG` of `LOG`, `cfg` of `cfg.scale`), and
+    the functions it calls that chadpy runs as they are (whatever they read, chadpy does not see)."""
+    names, originals = set(), []
+
+    def block(b: ir.Block) -> None:
+        for let in b.lets:
+            e = let.expr
+            names.update(a.path.split(".")[0] for a in ir.operands(e) if isinstance(a, ir.Ref))
+            if isinstance(e, ir.Call) and (spec.callees.get(id(e)) is None or spec.callees[id(e)].error is not None):
+                originals.append(getattr(e.fn, "__name__", repr(e.fn)))
+            for inner in ir.blocks(e):
+                block(inner)
+
+    block(spec.fn.body)
+    return names, originals
 
 
 def summary(spec: object, callee: Callee) -> Summary:
@@ -122,10 +158,11 @@ class _Owners:
     """The walk over one specialisation's IR that tracks which variables own their lists and arrays, and
     checks each in-place update against it (`strict`), or finds its `Summary`."""
 
-    def __init__(self, spec: object, callee: Callee, strict: bool):
+    def __init__(self, spec: object, callee: Callee, strict: bool, entry: bool = False):
         self.spec = spec
         self.callee = callee
         self.strict = strict  # raise at a rejected update (else: what it updates is simply not owned)
+        self.entry = entry  # the function being differentiated (its caller is the user's code)
         self.escaped: set[str] = set()  # variables whose values a callee may keep
         self.types = spec.types
         # a tuple variable made of variables that owned their values and were not used again:
@@ -249,6 +286,8 @@ class _Owners:
                 owned.add(target)  # a view of an array the function owns: an update through either checks the other
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
+            if isinstance(e, ir.Prim) and e.op.statement is not None and self.strict:
+                self.stored_outside(let, e)
             if (
                 isinstance(e, (ir.Call, ir.Apply))
                 or isinstance(e, ir.Prim)
@@ -386,6 +425,27 @@ class _Owners:
             f"caller's); copy it first (`xs = list(xs)`, `a = a.copy()`), or write `a = a + b` for a new one",
             let.loc,
         )
+
+    def stored_outside(self, let: ir.Let, e: ir.Prim) -> None:
+        """A statement run as written that stores a differentiated value (its primal) into an object the
+        function did not make, which the function does not read again (`self.best = f`, `LOG.append(loss)`):
+        exact if nothing else in this call reads it either. The object's root is a parameter: only the function
+        being differentiated may (its caller is the user's code); outside data: checked over the whole call
+        (`check_outside_stores`)."""
+        written = e.op.statement
+        active = any(isinstance(a, ir.Var) and is_active(self.types.get(a.name)) for a in e.args)
+        if not (written.stores and written.root is not None and active):
+            return
+        if written.root in self.spec.fn.params:
+            if not self.entry:
+                raise UnsupportedSyntax(
+                    f"this statement stores a differentiated value into `{written.root}`, which the caller gave: "
+                    "the caller could read it again, and its derivative would be lost; chadpy allows such a store "
+                    "only in the function being differentiated",
+                    let.loc,
+                )
+        else:
+            self.spec.stored_outside[written.root] = let.loc
 
     def of_unknown_kind(self, name: str, e: ir.Prim) -> bool:
         """`a op= b` where a is typed as an array of unknown shape: perhaps a number (data of a kind seen only

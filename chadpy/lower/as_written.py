@@ -33,6 +33,7 @@ def call(lw: Lowering, written: AsWritten, node: gast.Call, env: dict, lets: lis
         kind=lambda types, consts: _kind(written, types),
         aliases="unknown",
         fn=written.fn,
+        statement=written,
     )
     return ir.Prim(prim, atoms)
 
@@ -40,11 +41,11 @@ def call(lw: Lowering, written: AsWritten, node: gast.Call, env: dict, lets: lis
 def _kind(written: AsWritten, types: list[VType]) -> VType:
     """What the call returns; an error if a derivative would have to flow through the statement."""
     active = [n for n, t in zip(written.inputs, types) if is_active(t)]
-    if active and (written.outputs or written.stores or written.reads):
+    if active and (written.outputs or written.stores and written.read_back or written.reads):
         does = (
             f"assigns `{written.outputs[0]}`"
             if written.outputs
-            else "stores into an object"
+            else "stores into an object read again later"
             if written.stores
             else "reads what a statement run as written stored"
         )

@@ -70,6 +70,8 @@ class AsWritten:
     raises: bool = False  # a `raise`: the call never returns
     stores: bool = False  # it writes into an object: a derivative going in could come back as data
     reads: bool = False  # an expression: the call's value is the variable's
+    read_back: bool = True  # what it stores may be read again in this call (by the function or a callee)
+    root: str | None = None  # the variable whose object it stores into (`self`, `LOG`), if one
 
     def __repr__(self) -> str:
         return self.name
@@ -85,6 +87,7 @@ class _Scope:
     introduced: set[str] = field(default_factory=set)  # variables this pass adds to it (a class's name too)
     stored_attributes: set[str] = field(default_factory=set)  # attribute names it writes into objects it was given
     shown: dict[str, str] = field(default_factory=dict)  # a value hoisted before a store: its source, for messages
+    read_back: dict[int, bool] = field(default_factory=dict)  # id(a store) -> whether what it stores is read again
     own: frozenset[str] = field(init=False)  # its parameters and the names it assigns, read once
     reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
 
@@ -122,6 +125,13 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
         if _store_kind(n, s) is _STORE
         for t in _targets(n)
         if isinstance(t, gast.Attribute)
+    }
+    s.read_back = {  # found on the statements as the user wrote them (before reads become calls here)
+        id(n): _read_back(n, place, s)
+        for n in scope.scope_walk(body, comprehensions=False)
+        if isinstance(n, gast.stmt)
+        and (_store_kind(n, s) is _STORE or s.declared and _declared_kind(n, s))
+        and (place := _place(n)) is not None
     }
     if isinstance(s.node, gast.FunctionDef):
         s.node.body = _statements(parsed, s.node.body, s, names) or [gast.copy_location(gast.Pass(), s.node)]
@@ -349,6 +359,8 @@ def _call_statement(
             parsed.loc(stmt),
         )
     written = _call(parsed, stmt, kind, s, names)
+    if id(stmt) in s.read_back:
+        written.root, written.read_back = _place(stmt)[0], s.read_back[id(stmt)]
     call = gast.Call(gast_name(written.name), [gast_name(n) for n in written.inputs], [])
     if written.raises:
         new: gast.stmt = gast.Return(call)
@@ -358,6 +370,87 @@ def _call_statement(
     else:
         new = gast.Expr(call)
     return _at(new, stmt)
+
+
+def _place(stmt: gast.stmt) -> tuple[str, str | None, bool] | None:
+    """Where a store writes: (its root variable, the attribute of it it writes into or None for the variable's
+    own object, whether it assigns that attribute or variable anew rather than changing an object):
+    `self.best = f` is ("self", "best", True), `self.history.append(f)` ("self", "history", False),
+    `LOG.append(v)` ("LOG", None, False), `BEST = f` (a `global`) ("BEST", None, True); None for any other."""
+    if isinstance(stmt, gast.Expr):
+        rebinding, receiver = False, stmt.value.func.value
+    else:
+        targets = _targets(stmt)
+        if len(targets) != 1:
+            return None
+        target = targets[0]
+        rebinding = isinstance(target, (gast.Attribute, gast.Name))
+        receiver = target
+        while isinstance(receiver, gast.Subscript):
+            receiver = receiver.value
+    if isinstance(receiver, gast.Name):
+        return receiver.id, None, rebinding
+    if isinstance(receiver, gast.Attribute) and isinstance(receiver.value, gast.Name):
+        return receiver.value.id, receiver.attr, rebinding
+    return None
+
+
+def _read_back(stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope) -> bool:
+    """Whether the function may read what `stmt` stores again: a read of the attribute (of the variable, if it
+    stores into the variable's own object) after it, or in a loop around it, or in a nested function; `self`
+    itself passed on or its method called (which may read it). A value assigned anew (`self.best = f`) is
+    not read back by a read before it; an object changed (`self.history.append(f)`) is by any read (an
+    earlier name of it sees the change)."""
+    root, attr, rebinding = place
+    inside = {id(n) for n in scope.walk(stmt)}
+    around = _loops_around(scope.function_body(s.node), stmt)
+    for node, parent, loops, nested in _nodes(scope.function_body(s.node), None, (), False):
+        if id(node) in inside or not _reads_place(node, parent, root, attr):
+            continue
+        if nested or not rebinding or set(loops) & around or node.lineno > stmt.lineno:
+            return True
+    return False
+
+
+def _reads_place(node: gast.AST, parent: gast.AST | None, root: str, attr: str | None) -> bool:
+    """Whether `node` reads the place a store writes (not as the receiver or target of another store)."""
+    stored = (
+        isinstance(parent, gast.Attribute)
+        and parent.attr in _MUTATORS
+        or isinstance(getattr(parent, "ctx", None), gast.Store)
+    )
+    if attr is None:
+        return isinstance(node, gast.Name) and node.id == root and isinstance(node.ctx, gast.Load) and not stored
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == root:
+        return node.attr == attr and isinstance(node.ctx, gast.Load) and not stored
+    whole = isinstance(node, gast.Name) and node.id == root and isinstance(node.ctx, gast.Load)
+    return whole and not isinstance(parent, gast.Attribute)  # `self` passed on (`self.m(...)`: below)
+
+
+def _nodes(nodes: list, parent: gast.AST | None, loops: tuple[int, ...], nested: bool):
+    """Each node of the function with its parent, the loops around it and whether it is in a nested function
+    (a method call `self.m(...)` is yielded as `self` passed on)."""
+    for node in nodes:
+        if not isinstance(node, gast.AST):
+            continue
+        call_of_method = (
+            isinstance(parent, gast.Call)
+            and node is parent.func
+            and isinstance(node, gast.Attribute)
+            and node.attr not in _MUTATORS
+        )
+        yield (node.value, None, loops, nested) if call_of_method else (node, parent, loops, nested)
+        inner = (*loops, id(node)) if isinstance(node, (gast.For, gast.While)) else loops
+        deeper = nested or isinstance(node, (gast.FunctionDef, gast.Lambda))
+        yield from _nodes(scope.children(node), node, inner, deeper)
+
+
+def _loops_around(body: list[gast.stmt], stmt: gast.stmt) -> set[int]:
+    """The loops `stmt` is inside (their ids)."""
+    for node, _, loops, _ in _nodes(body, None, (), False):
+        if node is stmt:
+            return set(loops)
+    return set()
 
 
 def _jumps_out(node: gast.AST) -> bool:

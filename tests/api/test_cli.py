@@ -45,7 +45,7 @@ def total(xs):
 def uses_global(x):
     global counter
     counter = x
-    return x  # `counter` read back would carry no derivative: refused
+    return x * counter  # `counter` read back would carry no derivative: refused
 
 
 def uses_yield(x):

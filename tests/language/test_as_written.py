@@ -320,7 +320,7 @@ def class_on_the_path(x):
 def stores_a_derivative(x):
     global CALLS
     CALLS = x
-    return x
+    return x * CALLS  # read again: it would carry no derivative
 
 
 @pytest.mark.parametrize(

@@ -150,6 +150,7 @@ def test_random_draws_are_data():
 
 
 HISTORY = []
+BEST = None
 
 
 def appends_to_outside_data(x):
@@ -157,10 +158,97 @@ def appends_to_outside_data(x):
     return x * 2.0
 
 
-def test_mutating_outside_data_is_an_error():
-    with pytest.raises(ChadError, match="reads `x`, which carries a derivative here, and stores into an object"):
-        chad.grad(appends_to_outside_data)(1.0)
-    assert HISTORY == []
+def sets_a_global(x):
+    global BEST
+    loss = np.sum(x**3)
+    BEST = loss
+    return loss
+
+
+class _Tracked:
+    def __init__(self):
+        self.history, self.best, self.cache = [], np.inf, None
+
+    def objective(self, x):
+        loss = np.sum(x**2)
+        self.history.append(loss)
+        if loss < self.best:
+            self.best = loss
+        self.cache = x
+        return loss * 2
+
+    def logged_by_a_helper(self, x):
+        loss = np.sum(x**2)
+        self._log(loss)
+        return loss
+
+    def _log(self, v):
+        self.history.append(v)
+
+    def read_back(self, x):
+        self.cache = x * 2
+        return np.sum(self.cache)
+
+    def read_back_by_a_method(self, x):
+        self.cache = x * 2
+        return self._total()
+
+    def _total(self):
+        return np.sum(self.cache)
+
+
+def _last_logged():
+    return HISTORY[-1]
+
+
+def read_back_by_a_helper(x):
+    loss = np.sum(x**3)
+    HISTORY.append(loss)
+    return loss + _last_logged()
+
+
+def read_back_in_a_loop(x):
+    acc = 0.0
+    for i in range(2):
+        if HISTORY:
+            acc = acc + 1.0
+        HISTORY.append(x[i] * 2)
+    return np.sum(x) + acc
+
+
+def test_a_differentiated_value_stored_into_outside_data_not_read_again():
+    """Stored as in the plain call (its primal value), the derivative unchanged: a history list, a global, the
+    instance of a bound method (`self.history.append(loss)`, `self.best = loss`, `self.cache = x`)."""
+    HISTORY.clear()
+    assert chad.grad(appends_to_outside_data)(1.5) == 2.0
+    assert HISTORY == [1.5]
+    x = np.array([1.0, 2.0])
+    assert_close(chad.grad(sets_a_global)(x), 3 * x**2)
+    assert BEST == 9.0
+    tracked = _Tracked()
+    value, grad = chad.value_and_grad(tracked.objective)(x)
+    assert value == 10.0
+    assert_close(grad, 4 * x)
+    assert tracked.history == [5.0] and tracked.best == 5.0 and tracked.cache is x
+
+
+@pytest.mark.parametrize(
+    ("fn", "message"),
+    [
+        (_Tracked().logged_by_a_helper, "which the caller gave"),
+        (_Tracked().read_back, "read again later"),
+        (_Tracked().read_back_by_a_method, "read again later"),
+        (read_back_by_a_helper, "which `_last_logged` may read"),
+        (read_back_in_a_loop, "read again later"),
+    ],
+    ids=lambda v: getattr(v, "__name__", None),
+)
+def test_a_differentiated_value_stored_and_read_again_is_refused(fn, message):
+    """What the call reads back would carry no derivative: refused where it may be read again (later in the
+    function, in a loop around the store, by a method given `self`, by a caller, by another function)."""
+    HISTORY.clear()
+    with pytest.raises(ChadError, match=message):
+        chad.grad(fn)(np.array([1.0, 2.0]))
 
 
 def weighted(a, x, scale=1.0):
