@@ -18,7 +18,7 @@ import numpy as np
 
 from ..chad.stages import stage_named
 from ..errors import ChadError, ChadTypeError, Loc
-from ..ir.types import Float, Tup, VType, is_active, of_value
+from ..ir.types import Flag, Float, Tup, VType, is_active, of_value
 from ..pipeline import build
 from ..read.source import Watch
 from ..rules.registry import lookup
@@ -67,6 +67,8 @@ def signature(values: tuple, places: tuple[Place, ...]) -> tuple[VType, ...]:
     return tuple(
         Tup(tuple(of_value(e, (p, j) in places) for j, e in enumerate(v)))
         if any(q == p and j is not None for q, j in places)
+        else Flag("bool", v)
+        if type(v) is bool  # its value decides the specialisation (`if as_list:` may decide what kinds it returns)
         else of_value(v, (p, None) in places)
         for p, v in enumerate(values)
     )
@@ -125,6 +127,8 @@ def shape_key(v: Any) -> Any:
     kind = type(v)
     if kind is float:
         return kind
+    if kind is bool:  # a flag: its value is part of the signature (`Flag`)
+        return v
     if kind is tuple:
         return tuple(map(shape_key, v))
     if kind is list:

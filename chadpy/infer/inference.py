@@ -33,6 +33,7 @@ from ..ir.types import (
     STR,
     Arr,
     Dct,
+    Flag,
     Float,
     Fn,
     Lst,
@@ -91,6 +92,7 @@ class Spec:
     taken: dict[int, bool] = field(default_factory=dict)
     full: ir.Function | None = None
     copied: tuple[str, ...] = ()  # differentiated parameters it updates in place: copied on entry (`ownership`)
+    known: dict[str, bool] = field(default_factory=dict)  # the entry point's bool parameters: their values (`Flag`)
     # the outside data it stores differentiated values into, which it does not read again: name -> where
     stored_outside: dict[str, Loc] = field(default_factory=dict)
     # id(ir.Prim) of each `a op= b` whose a, typed as an array of unknown shape (data of a kind seen only when the
@@ -157,7 +159,9 @@ class Program:
         if len(fn.params) != len(sig):
             raise ChadTypeError(f"`{fn.name}` takes {len(fn.params)} arguments here, given {len(sig)}")
         name = numbered(f"{fn.name}_chad", {s.name for s in self.specs.values()})
-        self.specs[key] = Spec(fn, sig, name, optional=optional)
+        plain = tuple(BOOL if isinstance(t, Flag) else t for t in sig)  # a flag's value is known, its kind a bool
+        self.specs[key] = Spec(fn, plain, name, optional=optional)
+        self.specs[key].known = {p: t.value for p, t in zip(fn.params, sig) if isinstance(t, Flag)}
         return self.specs[key]
 
     def callee_of(self, spec: Spec, e: ir.Call) -> Spec | None:
@@ -335,6 +339,9 @@ class _Infer:
         certain: v is None (typed None: certain), or v is a parameter of a kind never
         None (the specialisation of `def f(X, y=None)` to an array y; but a value joined with an optional one can
         be None). The generated code checks it where it specialises the `if` (`on_path`)."""
+        flag = self.flag(cond)
+        if flag is not None:  # `if as_list:` on a bool argument of the entry point: its value is known
+            return flag, True
         test = self.defined.get(cond.name) if isinstance(cond, ir.Var) else None
         if not (isinstance(test, ir.Prim) and test.op.name in ("is", "is_not") and ir.Const(None) in test.args):
             return None
@@ -347,6 +354,24 @@ class _Infer:
         else:
             return None
         return (none if test.op.name == "is" else not none), certain
+
+    def flag_value(self, a: ir.Atom) -> bool | None:
+        """The value of a bool argument known here: a constant, or a bool parameter whose value is known."""
+        if isinstance(a, ir.Const) and type(a.value) is bool:
+            return a.value
+        return self.spec.known.get(a.name) if isinstance(a, ir.Var) else None
+
+    def flag(self, cond: ir.Atom) -> bool | None:
+        """The value of a test that is a bool parameter of the entry point (`Flag`), or `not` of one."""
+        if not isinstance(cond, ir.Var):
+            return None
+        if cond.name in self.spec.known:
+            return self.spec.known[cond.name]
+        test = self.defined.get(cond.name)
+        if isinstance(test, ir.Prim) and test.op.name in ("not", "bool", "truth") and len(test.args) == 1:
+            inner = self.flag(test.args[0])
+            return None if inner is None else inner if test.op.name != "not" else not inner
+        return None
 
     def applied(self, e: ir.Apply) -> VType:
         """The type of a call of a function value."""
@@ -378,12 +403,15 @@ class _Infer:
     def call(self, e: ir.Call | ir.Apply, code: object, args: tuple[VType, ...], always: bool = False) -> VType:
         """The result type of a call; registers the callee's specialisation where one is run.
 
+        A bool argument whose value is known here (`f(x, True)`) is part of the callee's signature (`Flag`).
         Calls with inactive arguments run the original function (no derivative flows),
         unless a function value goes in or comes out (`always` for a function value's call);
         chadpy still reads the callee to know what kind of value it returns (`object` if it
         cannot: then nothing must flow through that value)."""
         if BOTTOM in args:
             return BOTTOM
+        if isinstance(e, ir.Call) and len(e.args) == len(args):  # `f(x, True)`: specialised to the flag's value
+            args = tuple(t if (v := self.flag_value(a)) is None else Flag("bool", v) for a, t in zip(e.args, args))
         always = always or isinstance(code, ir.Function)  # code chadpy wrote has no original to run
         if not always and not any(is_active(t) or holds_function(t) for t in args):
             try:

@@ -94,6 +94,14 @@ OBJECT = Discrete("object")  # anything else: data chadpy passes along without l
 
 
 @dataclass(frozen=True)
+class Flag(Discrete):
+    """A bool argument of the function being differentiated, whose value its specialisation is for (so an `if`
+    on it that decides what kinds of values the function returns takes one branch): in the signature only."""
+
+    value: bool = False
+
+
+@dataclass(frozen=True)
 class Class(Discrete):
     """A user class as a value (a class method's `cls`): data, whose attributes chadpy can read."""
 

@@ -56,3 +56,32 @@ def optional_shift(x, shift=None):
 def test_branches_that_join_are_typed_as_before():
     assert_grad_matches_fd(optional_shift, (np.array([1.0, 2.0]),))
     assert_grad_matches_fd(optional_shift, (np.array([1.0, 2.0]), np.array([0.5, 0.5])))
+
+
+def terms_or_total(x, as_list=False):
+    if as_list:
+        out = [x[0] * 2, x[1] ** 2]
+    else:
+        out = np.sum(x**2)
+    return out
+
+
+def total_unless(x, itemised):
+    if not itemised:
+        return np.sum(x * x[0])
+    return [x[0], x[1] * x[0]]
+
+
+def test_a_bool_argument_selects_the_branch_and_the_kind_of_the_result():
+    """A list on one path, a float on the other, decided by a bool argument of the function being
+    differentiated: its value is part of the specialisation (`Flag`), so each value takes its branch."""
+    x = np.array([1.5, -2.0])
+    np.testing.assert_allclose(chad.grad(terms_or_total)(x), 2 * x)
+    np.testing.assert_allclose(chad.grad(terms_or_total)(x, False), 2 * x)
+    value, pullback = chad.vjp(terms_or_total, x, True)
+    assert value == [3.0, 4.0]
+    np.testing.assert_allclose(pullback([1.0, 0.5])[0], [2.0, 0.5 * 2 * x[1]])
+    np.testing.assert_allclose(chad.grad(total_unless)(x, False), [np.sum(x) + x[0], x[0]])
+    value, pullback = chad.vjp(total_unless, x, True)
+    np.testing.assert_allclose(pullback([0.0, 1.0])[0], [x[1], x[0]])
+    assert_grad_matches_fd(lambda x: total_unless(x, False), (x,))
