@@ -139,6 +139,33 @@ def read(nodes: list[gast.AST]) -> set[str]:
     return {name for s in nodes for node in walk(s) if (name := name_read(node)) is not None}
 
 
+def free_reads(nodes: list[gast.AST]) -> set[str]:
+    """Names read in the statements or expressions from the scope they are in: a nested function's parameters
+    and the names it assigns are its own (a method of a class defined here reads its own `self`)."""
+    out: set[str] = set()
+
+    def visit(node: gast.AST, bound: frozenset[str]) -> None:
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            for outer in [*args.defaults, *(d for d in args.kw_defaults if d), *getattr(node, "decorator_list", ())]:
+                visit(outer, bound)  # evaluated where the function is defined
+            body = function_body(node)
+            declared = {n for s in scope_walk(body) if isinstance(s, (gast.Global, gast.Nonlocal)) for n in s.names}
+            own = (set(parameters(node)) | assigned(body, attributes=False)) - declared
+            for stmt in body:
+                visit(stmt, bound | own)
+            return
+        name = name_read(node)
+        if name is not None and name not in bound:
+            out.add(name)
+        for child in children(node):
+            visit(child, bound)
+
+    for node in nodes:
+        visit(node, frozenset())
+    return out
+
+
 def outline(node: gast.AST) -> Iterator[gast.AST]:
     """The nodes of the tree that are not expressions nor in one (statements and what holds them),
     breadth first, in `walk`'s order: a statement is never inside an expression, so finding one

@@ -475,7 +475,7 @@ def _call(
     deleted = {n.id for n in scope.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Del)}
     local = s.local
     outputs = tuple(sorted(stored & local))
-    inputs = tuple(sorted((scope.read([stmt]) | stored | deleted) & local))
+    inputs = tuple(sorted((scope.free_reads([stmt]) | stored | deleted) & local))
     name = names.fresh(f"{hint}_at_line_{parsed.loc(stmt).lineno}")
     fn = _compile(parsed, stmt, inputs, outputs, s.declared, reads)
     stores = any(

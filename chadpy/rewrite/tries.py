@@ -212,9 +212,13 @@ class _Function:
             return []
         s, rest = stmts[0], stmts[1:]
         if isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal)) or (
-            isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant)
+            isinstance(s, gast.Assign)
+            and isinstance(s.value, (gast.Constant, gast.Name))
+            and all(isinstance(n, gast.Name) for n in s.targets)
         ):
-            return [s, *self.attempted(rest, t)]  # they cannot raise
+            # they cannot raise (`b = a` of a variable not assigned yet would, in Python; here, as in an attempt of
+            # it, b is unassigned too and raises where it is used)
+            return [s, *self.attempted(rest, t)]
         if isinstance(s, gast.If):
             branch = lambda test: [  # noqa: E731
                 gast.If(test, self.attempted(s.body, t), self.attempted(s.orelse, t)),

@@ -381,3 +381,24 @@ def test_rows_unpacked_from_an_array_written_after_are_refused_not_wrong():
     # did not reach them: a zero gradient. They are views: the write is refused like any write a view may see
     with pytest.raises(chad.ChadError, match="in place"):
         chad.grad(rows_then_write)(0.5, np.ones((2, 3)))
+
+
+class _Scaled:
+    def __init__(self, a):
+        self.a = a
+
+    def __call__(self, t):
+        class Cfg:  # its method's `self` is its own: the statement reads nothing that carries a derivative
+            scale = 2.0
+
+            def __init__(self, k):
+                self.k = k
+
+        cfg = Cfg(3)
+        return self.a * t * Cfg.scale * cfg.k
+
+
+def test_a_class_statement_whose_methods_take_self_inside_a_method():
+    """The `class` statement read `self` (its methods' own parameter) as the enclosing method's, which carries a
+    derivative: refused (seeds 20856, 21598)."""
+    assert chad.grad(lambda a: _Scaled(a)(0.5))(1.5) == pytest.approx(3.0)

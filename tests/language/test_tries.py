@@ -390,3 +390,30 @@ def test_attributes_of_the_functions_own_object_set_in_a_try_body(x0):
     x = np.array([x0, 3.0])
     assert chad.value_and_grad(attributes_set_in_a_try)(x)[0] == pytest.approx(attributes_set_in_a_try(x))
     assert_grad_matches_fd(attributes_set_in_a_try, (x,))
+
+
+def copy_then_write_in_a_handler(x):
+    a = np.array([0.5, x[0]])
+    try:
+        s = 0.5
+        t = s
+    except KeyError:
+        b = a  # a copy cannot raise: made as it is, so b is a's object for the write after it
+        b[0] = x[1]
+    finally:
+        pass
+    try:
+        c = a
+        c[1] = c[1] * x[1]
+        raise KeyError("k")
+    except KeyError:
+        pass
+    return np.sum(a * a) + t
+
+
+def test_a_copy_and_a_write_through_it_in_a_try_with_finally():
+    """`b = a; b[0] = v` in a handler (attempted, since a `finally` follows) or a body: the copy was attempted as
+    a function returning its argument, whose write after it was refused (seed 21692)."""
+    x = np.array([0.7, -1.3])
+    assert chad.value_and_grad(copy_then_write_in_a_handler)(x)[0] == pytest.approx(copy_then_write_in_a_handler(x))
+    assert_grad_matches_fd(copy_then_write_in_a_handler, (x,))
