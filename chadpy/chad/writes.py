@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from ..ir import nodes as ir
 from ..ir.types import Arr, Dct, Fn, Lst, Rec, Tup, VType
 from ..names import NameSupply
+from ..rules.sequences import STORE_IN
 from ..target.expressions import Attr, CallX, Name
 from ..target.statements import Assign, Do, Stmt
 
@@ -25,8 +26,11 @@ class Rewinds:
     def __init__(self, fn: ir.Function, methods: dict, type_of: Callable, active: Callable, names: NameSupply):
         self.methods, self.type_of, self.active, self.names = methods, type_of, active, names
         self.written_after = _written_after(fn.body, False) if _writes(fn.body) else set()
-        # the kinds of container the function writes: a write to a list changes no array
+        # the kinds of container the function writes: a write to a list changes no array, but one into a list's
+        # element (`xs[t][i] = v`, `setitem_in`) changes the element, of any kind
         self.written = {type(type_of(ir.operands(let.expr)[0])) for let in _lets(fn.body) if _logged(let.expr)}
+        if any(let.expr.op is STORE_IN for let in _lets(fn.body) if _logged(let.expr)):
+            self.written |= {Arr, Lst, Dct}
         # the log's name in the generated code, if any rule rewinds it
         self.log = names.fresh("writes") if any(map(self.needed, _lets(fn.body))) else None
 

@@ -141,9 +141,13 @@ def _setitem_in_type(types: list[VType], consts: list[object]) -> VType:
     if isinstance(x, Arr):
         return arr(x.rank, x.dtype, x.active or is_active(v))
     if isinstance(x, Lst) and t != SLICE and not isinstance(t, (Tup, Lst, Arr)):
+        if x.item is BOTTOM:  # its elements' kind not known yet (a callee's result, in an early round)
+            return BOTTOM
         return Lst(join(x.item, _setitem_type([x.item, k, v], consts[1:])))
     if isinstance(x, Dct):
         item = x.field(consts[1]) if consts[1] is not UNKNOWN else item_join(x)
+        if item is BOTTOM:
+            return BOTTOM
         return _with_key(x, consts[1], t, _setitem_type([item, k, v], consts[1:]))
     raise ChadTypeError(f"assigning to an element's element of {describe(x)} is not supported")
 
