@@ -29,7 +29,8 @@ stream of its own (`Base.x_rng`, so that a program drawing none is the program m
 maybe one of the `x_*` statements: a `raise` in a branch no call takes, `assert`, a counter through
 `global`, an evaluation log, `np.finfo(float).eps`, `del`, `import` in the function, a class statement used
 as data, writes into a module-level object (`inactive`); arrays and lists unpacked into names, writes into
-the elements of lists and dicts the function builds and the attributes of its records (`writes`);
+the elements of lists and dicts the function builds, into their elements' elements and a matrix's (`xs[i][j] = v`)
+and into the attributes of its records (`writes`);
 `try`/`except`/`else`/`finally` around active code that may raise part-way (`tries`).
 
 Every construct has a weight in `WEIGHTS` (0 turns it off); `generate(seed, weights)`
@@ -225,6 +226,7 @@ WEIGHTS: dict[str, float] = {
     "x_unpack": 1.2,  # a, b, c = theta (a 1-D array), r0, r1 = M (a matrix's rows), a, b = xs (a list)
     "x_list_store": 1.0,  # lst[i] = v, lst[i] += v on a list the statement builds (a fill loop too)
     "x_dict_store": 1.0,  # d["k"] = v, d["k"] *= v, del d["k"] on a dict the statement builds, read back
+    "x_nested_store": 0.7,  # lst[i][j] = v, lst[i][j] += v, d["k"][j] = v, M[i][j] = v on new containers, read back
     "x_attr_store": 2.0,  # ob.a = v, ob.b *= v on a record the function made (object programs)
     "x_try": 3.0,  # try/except/else/finally (below)
     # try statements: what raises in the body on purpose ...

@@ -88,7 +88,7 @@ class Statements(Base):
         from their own stream (`x_rng`) and budget; True if it cannot fall through."""
         w = self.w
         kinds = ("x_raise_guard", "x_assert", "x_log", "x_eps", "x_del", "x_import", "x_local_class", "x_state")
-        opts = {k: w[k] for k in kinds + ("x_list_store", "x_dict_store")}
+        opts = {k: w[k] for k in kinds + ("x_list_store", "x_dict_store", "x_nested_store")}
         if not ctx.in_def and not self.in_def and not self.in_class:  # f's own scope: `global CALLS` at its top
             opts["x_global"] = w["x_global"]
         if env.names(ARR, lambda t: t.shape[0] in (2, 3)) or env.names(LIST, lambda t: 2 <= t.length == t.maxlen):
