@@ -56,6 +56,7 @@ from ..ir.types import (
     of_value,
 )
 from ..rules.records import SET_FIELD
+from ..rules.scalar import READ_UNASSIGNED
 from ..rules.sequences import (
     AFTER_UPDATE,
     APPEND,
@@ -150,7 +151,7 @@ class Summary(NamedTuple):
 
     retains: tuple[bool, ...]
     fresh: bool
-    items: tuple[bool, ...] = ()  # a tuple result: which of its components are new objects nobody else holds
+    items: tuple[Entry, ...] = ()  # a tuple result: which of its components are new objects nobody else holds
     each: bool = False  # a new list or dict result: whether its elements are new objects nobody else holds too
 
 
@@ -167,11 +168,9 @@ class _Owners:
         self.types = spec.types
         # a tuple variable made of variables that owned their values and were not used again:
         # which of its components own theirs (so `a, b = b, a` and a branch's joined variables keep them):
-        # 0 not, 1 owned, 2 owned with its elements (`EACH`)
-        self.packed: dict[str, list[int]] = {}
-        # a packed tuple's components that are packed tuples themselves (an attempt's result: <ok, exception,
-        # the attempted function's result>): component -> its components' ownership
-        self.inner: dict[str, dict[int, list[int]]] = {}
+        # 0 not, 1 owned, 2 owned with its elements (`EACH`), or (a packed tuple itself, such as an attempt's
+        # result) its components' entries
+        self.packed: dict[str, list[Entry]] = {}
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
         self.refs = _References()  # which variables refer to the same objects
         self.aliasing = _Aliasing(spec.types)  # what each expression does with the references it reads
@@ -216,7 +215,18 @@ class _Owners:
         for k, let in enumerate(block.lets):
             self.let(let, owned, lambda name, k=k: last.get(name, -1) > k or outside(name))
             self.defined.update(ir.bound_names(let))
+            if _raises(let):  # the rest of the block never runs
+                break
         return owned
+
+    def own(self, owned: set[str], name: str, entry: Entry) -> None:
+        """Mark `name` as owning its value (1), its elements too (`EACH`), or as a packed tuple (a list)."""
+        if isinstance(entry, list):
+            self.packed[name], self.items[name] = entry, [None] * len(entry)
+        if entry:
+            owned.add(name)
+        if entry == EACH:
+            owned.add(each(name))
 
     def owning(self, a: ir.Atom, owned: set[str], after: UsedAfter) -> int:
         """How a variable not used again owns its value: 0 not, 1 owned, `EACH` with its elements."""
@@ -257,18 +267,20 @@ class _Owners:
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
             if not after(base):
-                _own(owned, target, self.packed[base][k])
+                self.own(owned, target, self.packed[base][k])
             self.refs.alias(target, self.items[base][k])
         else:
             if isinstance(e, ir.MakeTuple) and isinstance(target, str):
                 self.packed[target] = [EACH if _unassigned(a) else self.owning(a, owned, after) for a in e.items]
+                for k, a in enumerate(e.items):  # a packed tuple inside (an inner `try`'s attempt, handed on)
+                    if isinstance(a, ir.Var) and a.name in self.packed and not after(a.name):
+                        self.packed[target][k] = list(self.packed[a.name])
                 self.items[target] = [_name(a) for a in e.items]
             elif isinstance(e, ir.Apply) and e.catch is not None and isinstance(target, str):
                 # an attempt: <ok, exception, result>; the result's components new where the callee's are
                 items = self.attempted_items(e)
                 if items:
-                    self.packed[target], self.items[target] = [False, False, True], [None] * 3
-                    self.inner[target] = {2: list(items)}
+                    self.packed[target], self.items[target] = [0, 0, list(items)], [None] * 3
             elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
                 n = len(self.types[target].items)
                 self.packed[target], self.items[target] = [True] * n, [None] * n
@@ -314,9 +326,7 @@ class _Owners:
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
                 for t, own in zip(target, self.packed[source]):
-                    _own(owned, t, own)
-                for k, inner in self.inner.get(source, {}).items():
-                    self.packed[target[k]], self.items[target[k]] = inner, [None] * len(inner)
+                    self.own(owned, t, own)
             for t, item in zip(target, self.items.get(source, ())):
                 self.refs.alias(t, item)
             return
@@ -523,7 +533,8 @@ class _Owners:
         """Each branch on its own; a target owns its value if it does at the end of both branches."""
         targets = ir.bound_names(let)
         ends, shapes, eaches = [], [], []
-        for branch in (e.then, e.orelse):
+        branches = [b for b in (e.then, e.orelse) if not any(map(_raises, b.lets))] or [e.then, e.orelse]
+        for branch in branches:  # one that raises never reaches the join
             end = self.block(branch, owned, after)
             result = _name(branch.result)
             moves = result is not None and not after(result)
@@ -549,11 +560,11 @@ class _Owners:
                 if all(eaches):
                     owned.add(each(let.target))
             if same:
-                self.packed[let.target] = [min(p[k] for p in packs) for k in range(len(packs[0]))]
+                self.packed[let.target] = [_joined(*(p[k] for p in packs)) for k in range(len(packs[0]))]
                 self.items[let.target] = self._joined_items(e, len(packs[0]))
         elif same and len(packs[0]) == len(targets):
             for k, t in enumerate(targets):
-                _own(owned, t, min(p[k] for p in packs))
+                self.own(owned, t, _joined(*(p[k] for p in packs)))
 
     def _joined_items(self, e: ir.Case, width: int) -> list[str]:
         """For a case whose branches both end in a tuple: a name per component standing for both branches'
@@ -719,12 +730,14 @@ class _Aliasing:
 EACH = 2  # in `packed`: a component that owns its value and its elements
 
 
-def _own(owned: set[str], name: str, level: int) -> None:
-    """Mark `name` as owning its value (level 1), and its elements too (`EACH`)."""
-    if level:
-        owned.add(name)
-    if level == EACH:
-        owned.add(each(name))
+Entry = int | list  # a component's ownership in `packed`: 0, 1, `EACH`, or a packed tuple's entries
+
+
+def _joined(*entries: Entry) -> Entry:
+    """A component's ownership where branches join: the least of them (a packed tuple's, component by component)."""
+    if all(isinstance(e, list) and len(e) == len(entries[0]) for e in entries):
+        return [_joined(*parts) for parts in zip(*entries)]
+    return min(e if isinstance(e, int) else 1 for e in entries)
 
 
 def each(name: str) -> str:
@@ -750,6 +763,12 @@ def _holds_elements(t: VType | None) -> bool:
     if isinstance(t, Dct):
         return any(_holds_objects(v) for _, v in t.fields) if t.fields is not None else _holds_objects(t.item)
     return isinstance(t, (Rec, Fn)) or t is OBJECT
+
+
+def _raises(let: ir.Let) -> bool:
+    """Whether the let never completes: the read of a variable not assigned on its path, a `raise`."""
+    e = let.expr
+    return isinstance(e, ir.Prim) and (e.op is READ_UNASSIGNED or getattr(e.op.statement, "raises", False))
 
 
 def _unassigned(a: ir.Atom) -> bool:

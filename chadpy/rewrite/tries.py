@@ -94,6 +94,8 @@ class _Function:
     def __init__(self, parsed: ParsedFunction, node: gast.FunctionDef, names: NameSupply, attempt: Attempt):
         self.parsed, self.node, self.names, self.attempt = parsed, node, names, attempt
         self.local = scope.assigned(node.body, attributes=False, updates=False) | set(scope.parameters(node))
+        self.unpacked: set[int] = set()  # the `a, b = done` this pass wrote (they cannot raise: an outer try's
+        # rewrite of an inner one's statements makes them as they are)
 
     def rewrite(self) -> None:
         self.node.body = self.block(self.node.body)
@@ -211,10 +213,12 @@ class _Function:
         if not stmts:
             return []
         s, rest = stmts[0], stmts[1:]
-        if isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal)) or (
-            isinstance(s, gast.Assign)
+        if (
+            isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.FunctionDef, gast.Global, gast.Nonlocal))
+            or isinstance(s, gast.Assign)
             and isinstance(s.value, (gast.Constant, gast.Name))
             and all(isinstance(n, gast.Name) for n in s.targets)
+            or id(s) in self.unpacked
         ):
             # they cannot raise (`b = a` of a variable not assigned yet would, in Python; here, as in an attempt of
             # it, b is unassigned too and raises where it is used)
@@ -299,7 +303,7 @@ class _Function:
         line = self.parsed.loc(s).lineno
         outputs = sorted(_assigned(s) & self.local)
         inputs = sorted(scope.uses(s) & self.local - self.written_outputs(s))
-        fn = self.names.fresh(f"line_{line}")
+        fn = self.fresh(f"line_{line}")  # a local: an outer `try` attempting this code passes it in
         params = gast.arguments([gast_name(n, gast.Param) for n in inputs], [], None, [], [], None, [])
         result = gast.Return(gast.Tuple([gast_name(n) for n in outputs], gast.Load()))
         define = gast.FunctionDef(fn, params, [s, result], [], None, None)
@@ -311,6 +315,7 @@ class _Function:
         if outputs:
             values = gast.Tuple([gast_name(n, gast.Store) for n in outputs], gast.Store())
             completed.append(gast.Assign([values], gast_name(done), None))
+            self.unpacked.add(id(completed[-1]))
         completed = _located(completed, s) + then()
         return _located([define, call], s) + (_located([gast.If(gast_name(ok), completed, [])], s) if completed else [])
 
