@@ -302,7 +302,12 @@ class _Infer:
             return Tup(tuple(self.atom(a) for a in e.items))
         if isinstance(e, ir.MakeList):
             items = [self.atom(a) for a in e.items]
-            return Lst(join_all(items) if items else BOTTOM)
+            try:
+                return Lst(join_all(items) if items else BOTTOM)
+            except ChadTypeError:
+                if any(map(is_active, items)):
+                    raise
+                return OBJECT  # data of mixed kinds (`LOG.extend([x.shape, 0.5])`): passed along as it is
         if isinstance(e, ir.MakeDict):
             values = [self.atom(a) for a in e.values]
             constant = all(isinstance(k, (ir.Const, ir.Ref)) for k in e.keys)

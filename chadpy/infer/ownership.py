@@ -181,6 +181,10 @@ class _Owners:
         self.given: set[str] = set()  # parameters the function owns (copied on entry if it updates them)
         self.updated_given: set[str] = set()  # those it updates in place
         self.read_from: dict[str, set[str]] = {}  # a variable -> the containers whose elements it may be or hold
+        # the updates another name settles on (`x.__updated_by__(t)`: x is t only if the update was in place)
+        self.settled = {
+            e.args[1].name for e in _prims(spec.fn.body) if e.op is AFTER_UPDATE and isinstance(e.args[1], ir.Var)
+        }
 
     def function(self) -> Summary:
         """Walk the function's body; return which parameters it may keep a reference to, and whether
@@ -321,7 +325,8 @@ class _Owners:
         moves = not after(source)
         if isinstance(target, tuple) and isinstance(self.types.get(source), Arr):
             for t in target:  # an array unpacked into its rows: each a view of it (a write to it shows in them)
-                self.refs.views.setdefault(t, set()).update({source} | self.refs.views.get(source, set()))
+                if isinstance(self.types.get(t), Arr):  # (a 1-d array's elements are numbers, copies)
+                    self.refs.views.setdefault(t, set()).update({source} | self.refs.views.get(source, set()))
             return
         if isinstance(target, tuple):  # destructuring a tuple: each target is one of its components
             if moves and source in self.packed:
@@ -418,7 +423,7 @@ class _Owners:
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
-        if self.of_unknown_kind(xs.name, e) and not after(xs.name) and not self.viewed_later(xs.name, after):
+        if self.of_unknown_kind(xs.name, e) and not after(xs.name) and let.target not in self.settled:
             self.spec.number_updates.add(id(e))  # checked when the code runs: a number is not updated in place
             return
         kind = {Lst: "a list", Dct: "a dict", Rec: "an object"}.get(type(self.types.get(xs.name)), "an array")
@@ -763,6 +768,15 @@ def _holds_elements(t: VType | None) -> bool:
     if isinstance(t, Dct):
         return any(_holds_objects(v) for _, v in t.fields) if t.fields is not None else _holds_objects(t.item)
     return isinstance(t, (Rec, Fn)) or t is OBJECT
+
+
+def _prims(block: ir.Block) -> Iterator[ir.Prim]:
+    """The primitive operations of a block, those of its nested blocks too."""
+    for let in block.lets:
+        if isinstance(let.expr, ir.Prim):
+            yield let.expr
+        for inner in ir.blocks(let.expr):
+            yield from _prims(inner)
 
 
 def _raises(let: ir.Let) -> bool:

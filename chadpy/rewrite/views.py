@@ -145,7 +145,9 @@ def _block(stmts: list[gast.stmt], views: Views) -> list[gast.stmt]:
     out: list[gast.stmt] = []
     for stmt in stmts:
         if isinstance(stmt, gast.If):
-            _current(views, read([stmt.test]), out, stmt)
+            # what either branch reads is made current before it (on one path only, the join would hand on the
+            # version that missed the write on the other, which `ownership` counts as a read of it)
+            _current(views, read([stmt]), out, stmt)
             branches = []
             for body in (stmt.body, stmt.orelse):
                 state = views.copy()

@@ -402,3 +402,43 @@ def test_a_class_statement_whose_methods_take_self_inside_a_method():
     """The `class` statement read `self` (its methods' own parameter) as the enclosing method's, which carries a
     derivative: refused (seeds 20856, 21598)."""
     assert chad.grad(lambda a: _Scaled(a)(0.5))(1.5) == pytest.approx(3.0)
+
+
+EXTENDED = []
+
+
+def logs_data_of_mixed_kinds(x):
+    EXTENDED.extend([x.shape, 0.5])  # a tuple and a float: data, passed along as it is
+    return np.sum(x * x)
+
+
+def unknown_kind_held_then_augmented(x):
+    eps = np.finfo(x.dtype).eps  # of a run-time dtype: its kind is seen only when the code runs
+    s = eps if x[0] > 5.0 else x[1]
+    held = [0.5, s]  # a list holds s: a number is not changed by `s += ...`, which is checked when it runs
+    s += x[0]
+    return s * held[1]
+
+
+def test_data_of_mixed_kinds_and_a_held_value_of_unknown_kind():
+    EXTENDED.clear()
+    x = np.array([0.7, -1.3])
+    assert_close(chad.grad(logs_data_of_mixed_kinds)(x), 2 * x)
+    assert EXTENDED == [(2,), 0.5]
+    assert_close(chad.value_and_grad(unknown_kind_held_then_augmented)(x)[0], unknown_kind_held_then_augmented(x))
+    assert_grad_matches_fd(unknown_kind_held_then_augmented, (x,))
+
+
+def elements_unpacked_then_written(x):
+    v = x * 2.0
+    a, b = v  # numbers: copies of the elements, not views
+    v[0] = x[1] ** 2
+    return a * b + np.sum(v)
+
+
+def test_the_elements_of_a_vector_unpacked_then_the_vector_written():
+    """A 1-d array unpacked gives numbers (copies): a write to the array after it was refused, as for the rows of
+    a matrix, which are views (seeds 30807, 31605)."""
+    x = np.array([0.7, -1.3])
+    assert_close(chad.value_and_grad(elements_unpacked_then_written)(x)[0], elements_unpacked_then_written(x))
+    assert_grad_matches_fd(elements_unpacked_then_written, (x,))

@@ -452,10 +452,22 @@ def base_read_in_a_loop_after_a_write_through_a_view(x):
     return total
 
 
+def base_read_in_one_branch_after_a_write_through_a_view(x):
+    a = np.ones((3, 1)) * x[0]
+    view = a.T
+    view[0, 2] = x[1]
+    if x[0] > 0:  # the base is given back before the `if` (on one path only, the join handed on the old one)
+        s = np.sum(a) * x[1]
+    else:
+        s = 0.5
+    return s + np.sum(a * a)
+
+
 @pytest.mark.parametrize(
     "fn",
     [
         base_read_in_a_loop_after_a_write_through_a_view,
+        base_read_in_one_branch_after_a_write_through_a_view,
         view_made_only_in_a_branch,
         view_made_only_in_a_nested_function,
         written_through_a_row,
