@@ -37,6 +37,7 @@ from .optimise import simplify
 from .read.fence import fence
 from .read.source import ParsedFunction, Watch, parse_function
 from .rewrite import as_written, assignments, blocks, copies, views
+from .rewrite import local_state as local_state_pass
 from .rewrite import tries as try_statements
 from .runtime.cost import collector_paused
 from .target.statements import Def
@@ -82,6 +83,11 @@ def run_as_written(f: FrontEndFunction) -> None:
     as_written.as_written(f.parsed)
 
 
+def local_state(f: FrontEndFunction) -> None:
+    """An attribute of an object the function was given, written and read again, is a variable of the call."""
+    local_state_pass.local_state(f.parsed)
+
+
 def fence_(f: FrontEndFunction) -> None:
     """Reject the constructs outside the language before any other work, naming the line."""
     fence(f.parsed)
@@ -124,6 +130,7 @@ def verify_(f: FrontEndFunction) -> None:
 
 FRONT_END = (
     Pass("read", read, "source"),
+    Pass("local_state", local_state, "source"),
     Pass("as_written", run_as_written, "source"),
     Pass("fence", fence_, "source"),
     Pass("with_blocks", with_blocks, "source"),

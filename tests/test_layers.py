@@ -55,7 +55,7 @@ STAGES = {
         "",
     ],
     "read": ["", "scope", "source", "fence"],  # reading and checking the source
-    "rewrite": ["", "blocks", "as_written", "tries", "assignments", "copies", "views"],  # gast -> gast
+    "rewrite": ["", "blocks", "local_state", "as_written", "tries", "assignments", "copies", "views"],  # gast -> gast
     # gast -> core IR: the rules below the protocol they call back through, the dispatcher last
     "lower": [
         "",

@@ -48,6 +48,7 @@ def test_the_passes_are_listed_once_each_in_the_order_they_run():
     assert len(set(NAMES)) == len(NAMES)
     front = [
         "read",
+        "local_state",
         "as_written",
         "fence",
         "with_blocks",
@@ -119,7 +120,7 @@ def test_after_the_last_pass_is_the_derivative():
 
 
 def test_an_unknown_pass_is_a_clear_error():
-    with pytest.raises(chad.ChadError, match="unknown pass 'fusion'; the passes are read, as_written, fence"):
+    with pytest.raises(chad.ChadError, match="unknown pass 'fusion'; the passes are read, local_state, as_written"):
         chad.source(program, 0.7, 3, after="fusion")
 
 

@@ -345,8 +345,8 @@ class _Infer:
         None (the specialisation of `def f(X, y=None)` to an array y; but a value joined with an optional one can
         be None). The generated code checks it where it specialises the `if` (`on_path`)."""
         flag = self.flag(cond)
-        if flag is not None:  # `if as_list:` on a bool argument of the entry point: its value is known
-            return flag, True
+        if flag is not None:  # `if as_list:` on a bool argument whose value is known: taken where kinds differ
+            return flag, False
         test = self.defined.get(cond.name) if isinstance(cond, ir.Var) else None
         if not (isinstance(test, ir.Prim) and test.op.name in ("is", "is_not") and ir.Const(None) in test.args):
             return None

@@ -55,7 +55,7 @@ from ..ir.types import (
     is_active,
     of_value,
 )
-from ..rules.records import SET_FIELD
+from ..rules.records import PUT_BACK, SET_FIELD
 from ..rules.scalar import READ_UNASSIGNED
 from ..rules.sequences import (
     AFTER_UPDATE,
@@ -302,7 +302,7 @@ class _Owners:
                 owned.add(target)  # a view of an array the function owns: an update through either checks the other
             if isinstance(e, ir.Prim) and e.inplace:
                 self.update(let, e, owned, after)
-            if isinstance(e, ir.Prim) and e.op.statement is not None and self.strict:
+            if isinstance(e, ir.Prim) and (e.op.statement is not None or e.op is PUT_BACK) and self.strict:
                 self.stored_outside(let, e)
             if (
                 isinstance(e, (ir.Call, ir.Apply))
@@ -447,20 +447,29 @@ class _Owners:
         exact if nothing else in this call reads it either. The object's root is a parameter: only the function
         being differentiated may (its caller is the user's code); outside data: checked over the whole call
         (`check_outside_stores`)."""
-        written = e.op.statement
         active = any(isinstance(a, ir.Var) and is_active(self.types.get(a.name)) for a in e.args)
-        if not (written.stores and written.root is not None and active):
+        if e.op is PUT_BACK:  # `local_state.py`'s: the state given back into a parameter's object
+            root, stores = e.args[0].name, True
+            if is_active(self.types.get(root)):
+                raise UnsupportedSyntax(
+                    f"this function changes an attribute of `{root}`, an object its caller holds that carries a "
+                    "derivative here: chadpy never changes such an object; make a new one (or return the new value)",
+                    let.loc,
+                )
+        else:
+            root, stores = e.op.statement.root, e.op.statement.stores
+        if not (stores and root is not None and active):
             return
-        if written.root in self.spec.fn.params:
+        if root in self.spec.fn.params:
             if not self.entry:
                 raise UnsupportedSyntax(
-                    f"this statement stores a differentiated value into `{written.root}`, which the caller gave: "
+                    f"this statement stores a differentiated value into `{root}`, which the caller gave: "
                     "the caller could read it again, and its derivative would be lost; chadpy allows such a store "
                     "only in the function being differentiated",
                     let.loc,
                 )
         else:
-            self.spec.stored_outside[written.root] = let.loc
+            self.spec.stored_outside[root] = let.loc
 
     def of_unknown_kind(self, name: str, e: ir.Prim) -> bool:
         """`a op= b` where a is typed as an array of unknown shape: perhaps a number (data of a kind seen only

@@ -44,6 +44,10 @@ UPDATING = frozenset(
 )
 
 
+# Methods that change the list, dict or set they are called on (of outside data, a call runs as written).
+MUTATING = UPDATING | {"update", "clear", "remove", "add", "discard", "sort", "reverse", "popitem"}
+
+
 def updated(node: gast.AST) -> str | None:
     """`xs` if node is a call `xs.append(...)`, `xs.pop(...)`, ... (a method in `UPDATING`)."""
     if (

@@ -29,7 +29,8 @@ from ..errors import UnsupportedSyntax
 from ..names import NameSupply
 from ..read import scope
 from ..read.source import ParsedFunction
-from .blocks import gast_name
+from ..runtime import records
+from .blocks import at, gast_name
 
 # Statements that run as written wherever they are: the name their call takes, what they are.
 _KINDS = {
@@ -39,8 +40,6 @@ _KINDS = {
     gast.Import: ("import", "`import` statement"),
     gast.ImportFrom: ("import", "`import` statement"),
 }
-# Methods that change the list, dict or set they are called on (an outside one's call runs as written).
-_MUTATORS = scope.UPDATING | {"update", "clear", "remove", "add", "discard", "sort", "reverse", "popitem"}
 _STORE = ("store", "write into an object the function did not make")
 _DECLARED = ("set", "assignment of a `global` or `nonlocal` variable")
 
@@ -88,6 +87,7 @@ class _Scope:
     stored_attributes: set[str] = field(default_factory=set)  # attribute names it writes into objects it was given
     shown: dict[str, str] = field(default_factory=dict)  # a value hoisted before a store: its source, for messages
     read_back: dict[int, bool] = field(default_factory=dict)  # id(a store) -> whether what it stores is read again
+    given_back: set[str] = field(default_factory=set)  # the names `runtime.records.put_back` has here
     own: frozenset[str] = field(init=False)  # its parameters and the names it assigns, read once
     reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
 
@@ -126,6 +126,7 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
         for t in _targets(n)
         if isinstance(t, gast.Attribute)
     }
+    s.given_back = {name for name, value in parsed.outside.items() if value is records.put_back}
     s.read_back = {  # found on the statements as the user wrote them (before reads become calls here)
         id(n): _read_back(n, place, s)
         for n in scope.scope_walk(body, comprehensions=False)
@@ -189,15 +190,7 @@ def _popped(target: gast.expr, s: _Scope) -> bool:
 
 def _as_pop(target: gast.Subscript, stmt: gast.stmt) -> gast.stmt:
     pop = gast.Attribute(gast_name(target.value.id), "pop", gast.Load())
-    return _at(gast.Expr(gast.Call(pop, [target.slice], [])), stmt)
-
-
-def _at(new: gast.stmt, stmt: gast.stmt) -> gast.stmt:
-    """`new`, every node of it at `stmt`'s place."""
-    for n in scope.walk(new):
-        if isinstance(n, (gast.expr, gast.stmt)):
-            gast.copy_location(n, stmt)
-    return new
+    return at(gast.Expr(gast.Call(pop, [target.slice], [])), stmt)
 
 
 def _hoisted(
@@ -235,7 +228,7 @@ def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
     `LOG.append(v)`, `self.history.append(v)`."""
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
         method = stmt.value.func
-        if isinstance(method, gast.Attribute) and method.attr in _MUTATORS and not _owned(method.value, s):
+        if isinstance(method, gast.Attribute) and method.attr in scope.MUTATING and not _owned(method.value, s):
             return _STORE
     if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
         return None
@@ -369,7 +362,7 @@ def _call_statement(
         new = gast.Assign([target], call, None)
     else:
         new = gast.Expr(call)
-    return _at(new, stmt)
+    return at(new, stmt)
 
 
 def _place(stmt: gast.stmt) -> tuple[str, str | None, bool] | None:
@@ -407,6 +400,8 @@ def _read_back(stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope) 
     for node, parent, loops, nested in _nodes(scope.function_body(s.node), None, (), False):
         if id(node) in inside or not _reads_place(node, parent, root, attr):
             continue
+        if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and parent.func.id in s.given_back:
+            continue  # `put_back(self, "h", ...)` (`local_state.py`) writes another attribute, reads none
         if nested or not rebinding or set(loops) & around or node.lineno > stmt.lineno:
             return True
     return False
@@ -416,7 +411,7 @@ def _reads_place(node: gast.AST, parent: gast.AST | None, root: str, attr: str |
     """Whether `node` reads the place a store writes (not as the receiver or target of another store)."""
     stored = (
         isinstance(parent, gast.Attribute)
-        and parent.attr in _MUTATORS
+        and parent.attr in scope.MUTATING
         or isinstance(getattr(parent, "ctx", None), gast.Store)
     )
     if attr is None:
@@ -437,7 +432,7 @@ def _nodes(nodes: list, parent: gast.AST | None, loops: tuple[int, ...], nested:
             isinstance(parent, gast.Call)
             and node is parent.func
             and isinstance(node, gast.Attribute)
-            and node.attr not in _MUTATORS
+            and node.attr not in scope.MUTATING
         )
         yield (node.value, None, loops, nested) if call_of_method else (node, parent, loops, nested)
         inner = (*loops, id(node)) if isinstance(node, (gast.For, gast.While)) else loops

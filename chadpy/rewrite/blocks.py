@@ -18,6 +18,14 @@ def gast_name(name: str, ctx: type = gast.Load) -> gast.Name:
     return gast.Name(name, ctx(), None, None)
 
 
+def at(new: gast.stmt, stmt: gast.stmt) -> gast.stmt:
+    """`new`, every node of it at `stmt`'s place."""
+    for n in scope.walk(new):
+        if isinstance(n, (gast.expr, gast.stmt)):
+            gast.copy_location(n, stmt)
+    return new
+
+
 # ---------------------------------------------------------------- `with`: calls of `__enter__` and `__exit__`
 
 

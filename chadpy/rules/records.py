@@ -5,11 +5,11 @@ record's component `name`) and the rest (the old record's)."""
 from __future__ import annotations
 
 from ..errors import ChadTypeError
-from ..ir.types import OBJECT, Rec, VType, describe
+from ..ir.types import NONE, OBJECT, Rec, VType, describe
 from ..runtime import records as runtime
 from ..runtime.cotangents import tuple_part
 from ..target.expressions import DictX, call
-from .registry import SPELLINGS, ZERO, Primitive
+from .registry import PRIMITIVES, SPELLINGS, ZERO, Primitive
 
 
 def _set_field_type(types: list[VType], consts: list[object]) -> VType:
@@ -34,6 +34,26 @@ SET_FIELD = Primitive(
     _set_field_type,
     containers=True,
 )
+
+# `rewrite/local_state.py`: an attribute of an object the function was given, which it writes and reads again, is a
+# variable of the call: copied in where first used (if updated in place), put back at every return
+PRIMITIVES[runtime.copied_in] = Primitive(
+    "copied_in",
+    lambda x: call(runtime.copied_in, x),
+    lambda d, y, x: [d],
+    kind=lambda types, consts: types[0],
+    containers=True,
+    fn=runtime.copied_in,
+)
+PUT_BACK = Primitive(
+    "put_back",
+    lambda obj, name, value, in_place: call(runtime.put_back, obj, name, value, in_place),
+    nargs=(4, 4),
+    kind=lambda types, consts: NONE,
+    aliases="unknown",
+    fn=runtime.put_back,
+)
+PRIMITIVES[runtime.put_back] = PUT_BACK
 
 # `super().__init__(...)` in a constructor runs the parent's `__init__` on a copy of the object made so far
 # (`objects.ParentInit`): a new object, so the parent's updates are the constructor's own

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import numpy as np
+
 from .cotangents import Zero
 
 
@@ -25,6 +27,32 @@ def copied(obj: object) -> object:
     if hasattr(obj, "__dict__"):
         new.__dict__.update(obj.__dict__)
     return new
+
+
+def copied_in(value: Any) -> Any:
+    """An attribute the function updates in place (`self.states[:, t] = h`), as its own copy for the call
+    (`rewrite/local_state.py`): a list's, a dict's or an array's."""
+    if isinstance(value, (list, dict)):
+        return type(value)(value)
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+
+
+def put_back(obj: object, name: str, value: Any, in_place: bool) -> None:
+    """The call's copy of an attribute given back as the plain call leaves it: into the object it had (an array,
+    list or dict updated in place: every name of it sees the change), or as the attribute's new value."""
+    if not in_place:
+        setattr(obj, name, value)
+        return
+    old = getattr(obj, name)
+    if isinstance(old, np.ndarray):
+        old[...] = value
+    elif isinstance(old, list):
+        old[:] = value
+    elif isinstance(old, dict):
+        old.clear()
+        old.update(value)
+    else:
+        setattr(obj, name, value)
 
 
 def without_field(d: object, name: str) -> object:

@@ -243,9 +243,10 @@ def test_assigning_an_attribute_of_an_argument_is_an_error():
         p.b = 2.0 * p.b
         return p.b
 
-    with pytest.raises(ChadError, match="reads `p`, which carries a derivative here") as e:
-        chad.grad(f)(DParams(np.ones(3), 1.0))
-    assert "p.b = 2.0 * p.b" in str(e.value)
+    p = DParams(np.ones(3), 1.0)
+    with pytest.raises(ChadError, match="changes an attribute of `p`, an object its caller holds"):
+        chad.grad(f)(p)
+    assert p.b == 1.0
 
 
 def test_a_method_assigning_an_attribute_of_its_object_is_an_error():
@@ -261,7 +262,7 @@ def test_a_method_assigning_an_attribute_of_its_object_is_an_error():
         c = Counter(x)
         return c.scaled() + c.x
 
-    with pytest.raises(ChadError, match="reads `self`, which carries a derivative here") as e:
+    with pytest.raises(ChadError, match="changes an attribute of `self`, an object its caller holds") as e:
         chad.grad(f)(1.0)
     assert "self.x = 2.0 * self.x" in str(e.value)
 

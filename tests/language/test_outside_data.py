@@ -218,7 +218,8 @@ def read_back_in_a_loop(x):
 
 def test_a_differentiated_value_stored_into_outside_data_not_read_again():
     """Stored as in the plain call (its primal value), the derivative unchanged: a history list, a global, the
-    instance of a bound method (`self.history.append(loss)`, `self.best = loss`, `self.cache = x`)."""
+    instance of a bound method (`self.history.append(loss)`, `self.best = loss`, `self.cache = x`); an attribute
+    of the instance read again is a variable of the call, given back at its end."""
     HISTORY.clear()
     assert chad.grad(appends_to_outside_data)(1.5) == 2.0
     assert HISTORY == [1.5]
@@ -230,13 +231,16 @@ def test_a_differentiated_value_stored_into_outside_data_not_read_again():
     assert value == 10.0
     assert_close(grad, 4 * x)
     assert tracked.history == [5.0] and tracked.best == 5.0 and tracked.cache is x
+    value, grad = chad.value_and_grad(tracked.read_back)(x)  # read again: a variable of the call (`local_state`)
+    assert value == 6.0
+    assert_close(grad, np.full(2, 2.0))
+    assert_close(tracked.cache, 2 * x)
 
 
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
         (_Tracked().logged_by_a_helper, "which the caller gave"),
-        (_Tracked().read_back, "read again later"),
         (_Tracked().read_back_by_a_method, "read again later"),
         (read_back_by_a_helper, "which `_last_logged` may read"),
         (read_back_in_a_loop, "read again later"),
@@ -244,8 +248,8 @@ def test_a_differentiated_value_stored_into_outside_data_not_read_again():
     ids=lambda v: getattr(v, "__name__", None),
 )
 def test_a_differentiated_value_stored_and_read_again_is_refused(fn, message):
-    """What the call reads back would carry no derivative: refused where it may be read again (later in the
-    function, in a loop around the store, by a method given `self`, by a caller, by another function)."""
+    """What the call reads back would carry no derivative: refused where it may be read again and is not followed
+    (by a method of `self`, by a caller, by another function, outside data in a loop around the store)."""
     HISTORY.clear()
     with pytest.raises(ChadError, match=message):
         chad.grad(fn)(np.array([1.0, 2.0]))

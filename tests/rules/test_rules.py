@@ -44,6 +44,7 @@ COVERED_ELSEWHERE = {
     "item": "`x.item()` is a method of arrays: tests/language/test_numpy.py",
     "setitem": "`x[k] = v` is a statement: tests/language/test_element_assignment.py",
     "setitem_in": "`x[t][k] = v` is a statement: tests/language/test_element_assignment.py",
+    "copied_in": "an attribute updated in place and read again (`local_state.py`): tests/language/test_object_state.py",
     "written_back": "views.py inserts it after a write through a view: tests/language/test_element_assignment.py",
     "viewed_again": "views.py inserts it after a write to a view's base: tests/language/test_element_assignment.py",
     "unchanged": "`t += c` where a copy holds t's object: tests/language/test_element_assignment.py",
