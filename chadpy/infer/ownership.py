@@ -140,8 +140,17 @@ def summary(spec: object, callee: Callee) -> Summary:
     argument (return it, store it where the result or a callee keeps it), and whether its result is a
     new object nobody else refers to. A recursive cycle assumes the worst."""
     if spec.references is None:
-        spec.references = Summary((True,) * len(spec.fn.params), False)  # while being found out
-        spec.references = _Owners(spec, callee, strict=False).function()
+        n = len(spec.fn.params)
+        # while being found out (a recursive call): it keeps everything; what it updates and reads, found by
+        # walking it again with what the last walk found until that is what it assumed
+        assumed = Summary((True,) * n, False, updates=(False,) * n, reads_back=(False,) * n)
+        while True:
+            spec.references = assumed
+            found = _Owners(spec, callee, strict=False).function()
+            if (found.updates, found.reads_back) == (assumed.updates, assumed.reads_back):
+                break
+            assumed = assumed._replace(updates=found.updates, reads_back=found.reads_back)
+        spec.references = found
     return spec.references
 
 
@@ -153,6 +162,8 @@ class Summary(NamedTuple):
     fresh: bool
     items: tuple[Entry, ...] = ()  # a tuple result: which of its components are new objects nobody else holds
     each: bool = False  # a new list or dict result: whether its elements are new objects nobody else holds too
+    updates: tuple[bool, ...] = ()  # for each parameter, whether the call may update its (data's) object in place
+    reads_back: tuple[bool, ...] = ()  # for each parameter, whether a derivative rule of the call may read it later
 
 
 class _Owners:
@@ -181,6 +192,11 @@ class _Owners:
         self.given: set[str] = set()  # parameters the function owns (copied on entry if it updates them)
         self.updated_given: set[str] = set()  # those it updates in place
         self.read_from: dict[str, set[str]] = {}  # a variable -> the containers whose elements it may be or hold
+        # data (a list of positions, no derivative in it) the function or a callee updates in place though others may
+        # hold it (a helper's argument: index lists updated down a recursion); call -> such arguments
+        self.updated_data: set[str] = set()
+        self.updated_by_calls: dict[int, tuple[ir.Let, list[str]]] = {}
+        self.rule_reads: set[str] = set()  # the variables a derivative rule (here or in a callee) reads later
         # the updates another name settles on (`x.__updated_by__(t)`: x is t only if the update was in place)
         self.settled = {
             e.args[1].name for e in _prims(spec.fn.body) if e.op is AFTER_UPDATE and isinstance(e.args[1], ir.Var)
@@ -200,7 +216,13 @@ class _Owners:
             and not any(result in self.refs.referring(p, holding=False) for p in self.spec.fn.params)
         )
         items = tuple(self.packed[result]) if result in self.packed and result not in self.escaped else ()
-        return Summary(retains, fresh, items, fresh and each(result) in end)
+        self.check_updated_by_calls()
+        params = self.spec.fn.params
+        updates = tuple(
+            _mutable(self.types.get(p)) and bool(self.refs.referring(p) & self.updated_data) for p in params
+        )
+        reads_back = tuple(bool(self.refs.referring(p) & self.rule_reads) for p in params)
+        return Summary(retains, fresh, items, fresh and each(result) in end, updates, reads_back)
 
     def block(self, block: ir.Block, owned: set[str], outside: UsedAfter) -> set[str]:
         """Walk a block with the variables that own their values on entry; return those at its end.
@@ -288,6 +310,8 @@ class _Owners:
             elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
                 n = len(self.types[target].items)
                 self.packed[target], self.items[target] = [True] * n, [None] * n
+            self.called_with_data_updated(let, e)
+            self.note_rule_reads(e)
             for a in self.consumed(e):
                 _consume(a, owned)
                 self.escaped.add(a.name)
@@ -420,6 +444,10 @@ class _Owners:
             owned.discard(each(xs.name))
             self.updated_given |= self.refs.updated_by(xs.name) & self.given
             return
+        if self.data_in_place(xs.name, e, let):  # updated in place as Python does: every name of it sees the change
+            self.updated_data |= {xs.name, let.target}
+            owned.discard(xs.name)
+            return
         if not self.strict:  # finding out what a function retains: the updated value is not owned
             owned.discard(xs.name)
             return
@@ -470,6 +498,54 @@ class _Owners:
                 )
         else:
             self.spec.stored_outside[root] = let.loc
+
+    def data_in_place(self, name: str, e: ir.Prim, let: ir.Let) -> bool:
+        """An update of a list, dict or array no derivative flows through (`r[n] = k` on a list of positions a
+        caller gave), which the run-time half makes in place: exact whoever else holds it, as long as no
+        derivative rule reads it when the backward pass runs after a callee changed it (`check_updated_by_calls`;
+        the function's own writes are logged and rewound for its rules)."""
+        t, after = self.types.get(name), self.types.get(let.target)
+        return e.op in UPDATES and e.op is not STORE_IN and _mutable(t) and not is_active(t) and not is_active(after)
+
+    def called_with_data_updated(self, let: ir.Let, e: ir.Expr) -> None:
+        """A call that may update data it is given in place: remember which (checked at the end)."""
+        if not isinstance(e, (ir.Call, ir.Apply)):
+            return
+        known = self.callee_summary(e)
+        if known is None or not known.updates:
+            return
+        args = e.args[1:] if isinstance(e, ir.Apply) and e.catch is not None else e.args
+        changed = [a.name for a, k in zip(args, known.updates) if k and isinstance(a, ir.Var)]
+        if changed:
+            self.updated_by_calls[id(let)] = (let, changed)
+            self.updated_data.update(changed)
+
+    def note_rule_reads(self, e: ir.Expr) -> None:
+        """The variables whose values a derivative rule may read when the backward pass runs: an operation's
+        arguments, a callee's where its rules read them (all of an unknown callee's)."""
+        if isinstance(e, ir.Prim) and not e.op.discrete and e.op not in UPDATES:
+            self.rule_reads.update(a.name for a in e.args if isinstance(a, ir.Var))
+        elif isinstance(e, ir.Read) and isinstance(e.index, ir.Var):  # `a[idx]`: its rule reads the positions
+            self.rule_reads.add(e.index.name)
+        elif isinstance(e, (ir.Call, ir.Apply)):
+            known = self.callee_summary(e)
+            args = e.args[1:] if isinstance(e, ir.Apply) and e.catch is not None else e.args
+            reads = known.reads_back if known is not None and known.reads_back else (True,) * len(args)
+            self.rule_reads.update(a.name for a, r in zip(args, reads) if r and isinstance(a, ir.Var))
+
+    def check_updated_by_calls(self) -> None:
+        """Raise where a callee updates data in place that a derivative rule here reads when the backward pass runs
+        (it would see the callee's changes, which only the callee's own log rewinds)."""
+        if not self.strict:
+            return
+        for let, changed in self.updated_by_calls.values():
+            for name in changed:
+                if self.refs.referring(name) & self.rule_reads:
+                    raise UnsupportedSyntax(
+                        f"this call updates `{name}` in place, and a derivative rule of this function reads it when "
+                        "the backward pass runs: pass a copy (`list(xs)`), or compute what the rule needs first",
+                        let.loc,
+                    )
 
     def of_unknown_kind(self, name: str, e: ir.Prim) -> bool:
         """`a op= b` where a is typed as an array of unknown shape: perhaps a number (data of a kind seen only

@@ -383,8 +383,23 @@ def index_ct(d: Any, x: np.ndarray, index: Any) -> Any:
     if d is Zero or d is None:
         return Zero
     s = Scatter(x.shape, _dtype_of(x))  # the attribute, not np.shape: O(1) under every cost model
-    s.items.append((index, d))
+    s.items.append((frozen(index), d))
     return s
+
+
+def frozen(index: Any) -> Any:
+    """An index as it is now, kept by a lazy cotangent: a list or an array of positions copied (the function may
+    change it in place after the backward pass made the one-hot, before the one-hot is added up)."""
+    kind = type(index)
+    if kind is int or kind is slice:
+        return index
+    if kind is list:
+        return np.array(index) if index else np.array(index, dtype=np.intp)
+    if kind is np.ndarray:
+        return index.copy()
+    if kind is tuple:
+        return tuple(map(frozen, index))
+    return index
 
 
 @reads_shape_only(1)
@@ -412,7 +427,7 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
             values.append(d)
             return ct
         if d is not Zero and d is not None and type(d) is not Scatter:
-            ct.items.append((index, d))
+            ct.items.append((frozen(index), d))
             return ct
     elif ct is Zero and type(d) in _REALS and type(index) is int and len(x.shape) == 1 and x.dtype is _FLOAT64:
         s = Scatter(x.shape, _FLOAT64)
@@ -431,7 +446,7 @@ def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
     if vector and _INTS.issuperset(map(type, at)) and _REALS.issuperset(map(type, values)):
         one.columns = at, values
     else:
-        one.items = [(i, v) for i, v in zip(at, values) if v is not Zero and v is not None]
+        one.items = [(frozen(i), v) for i, v in zip(at, values) if v is not Zero and v is not None]
         if not one.items:
             return ct
     return one if ct is Zero else ct + one

@@ -360,7 +360,6 @@ def r_star_args_too_long(x, y):
     ("f", "args", "error", "match", "line"),
     [
         (r_pop_after_max, (X, Y), chad.UnsupportedSyntax, "copy it first", "xs.pop()"),
-        (r_insert_argument, (X, [X, Y]), chad.UnsupportedSyntax, "caller", "xs.insert(0, 1.0)"),
         (r_star_into_primitive, (X, Y), chad.UnsupportedSyntax, "star-arguments", "return math.hypot(*p)"),
         (r_with_return, (X,), chad.UnsupportedSyntax, "__exit__", 'with np.errstate(divide="ignore"):'),
         (r_dict_slice, (X,), chad.ChadTypeError, "cannot be sliced", "return d[s]"),
@@ -371,6 +370,15 @@ def test_rejected(f, args, error, match, line):
     with pytest.raises(error, match=match) as info:
         chad.grad(f)(*args)
     assert_located(str(info.value), f, line)
+
+
+def test_data_the_caller_gave_is_updated_as_the_plain_call_updates_it():
+    """`xs.insert(0, 1.0)` on a list the caller gave and that is not differentiated: data, updated in place as
+    Python does (the caller sees it, as after the plain call)."""
+    ours, plain = [X, Y], [X, Y]
+    assert chad.grad(r_insert_argument)(X, ours) == pytest.approx(X)
+    r_insert_argument(X, plain)
+    assert ours == plain
 
 
 def test_star_argument_of_the_wrong_length_fails_when_it_runs():

@@ -1122,3 +1122,21 @@ def test_an_element_of_an_element_written_after_a_rule_that_reads_it(fn):
     x = np.array([0.7, 1.3, -0.4])
     assert_close(chad.value_and_grad(fn)(x.copy())[0], fn(x.copy()))
     assert_grad_matches_fd(fn, (x,))
+
+
+def _gathered_sum(a, idx):
+    return np.sum(a[idx] ** 2)
+
+
+def positions_changed_after_a_call_read_them(a):
+    idx = [0, 1]
+    s = _gathered_sum(a, idx)  # its one-hot keeps the positions as they were, not the list
+    idx[0] = 2
+    return s + a[idx[0]]
+
+
+def test_positions_changed_in_place_after_a_lazy_one_hot_kept_them():
+    """The backward pass rewinds the list of positions for the helper's rule, but the one-hot it made was added up
+    after the writes were made again, reading the changed list: a silent wrong gradient."""
+    a = np.array([1.0, 2.0, 3.0])
+    assert_close(chad.grad(positions_changed_after_a_call_read_them)(a), np.array([2.0, 4.0, 1.0]))

@@ -586,3 +586,53 @@ class HoldsACallable:
 def test_an_object_held_in_an_attribute_called_on_data():
     # regression: the call chadpy writes for `self.f(...)` has no original to run (a TypeError)
     assert chad.grad(HoldsACallable().loss)(2.0) == 9.0 + 4.0
+
+
+def _det_of_minor(A, n, m, r, c):
+    """The determinant of the m x m minor of the n x n matrix A (flat) whose rows and columns are the linked lists
+    r and c of positions, which it updates in place down the recursion and restores (the minors' algorithm)."""
+    R0, Cj = r[n], c[n]
+    if m == 1:
+        return A[R0 * n + Cj]
+    det, sign, Cj1 = 0.0, 1.0, n
+    r[n] = r[R0]  # row R0 out
+    for _ in range(m):
+        c[Cj1] = c[Cj]  # column Cj out
+        minor = _det_of_minor(A, n, m - 1, r, c)
+        c[Cj1] = Cj  # column Cj back
+        det = det + sign * A[R0 * n + Cj] * minor
+        sign, Cj1, Cj = -sign, Cj, c[Cj]
+    r[n] = R0  # row R0 back
+    return det
+
+
+def det_by_minor(A, n):
+    r = [*range(1, n), n, 0]
+    c = [*range(1, n), n, 0]
+    return _det_of_minor(A, n, n, r, c)
+
+
+def _shift(positions):
+    positions[0] = 2
+
+
+def positions_changed_by_a_helper_after_a_rule_read_them(a):
+    idx = [0, 1]
+    s = np.sum(a[idx] ** 2)
+    _shift(idx)  # the rule of a[idx] reads idx when the backward pass runs: it would see the change
+    return s + a[idx[0]]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_index_lists_updated_in_place_down_a_recursion(n):
+    """GradBench's determinant by minors: lists of positions (data) updated in place by a recursive helper, as
+    Python does; the gradient of a determinant is det(M) inv(M)^T."""
+    M = np.random.default_rng(n).normal(size=(n, n))
+    assert det_by_minor(list(M.ravel()), n) == pytest.approx(np.linalg.det(M))
+    g = chad.grad(det_by_minor)(M.ravel(), n)
+    assert_close(g.reshape(n, n), np.linalg.det(M) * np.linalg.inv(M).T)
+
+
+def test_data_a_helper_updates_after_a_rule_read_it_is_refused():
+    with pytest.raises(chad.ChadError, match="this call updates `idx` in place"):
+        chad.grad(positions_changed_by_a_helper_after_a_rule_read_them)(np.array([1.0, 2.0, 3.0]))
