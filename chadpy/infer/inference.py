@@ -92,6 +92,7 @@ class Spec:
     taken: dict[int, bool] = field(default_factory=dict)
     full: ir.Function | None = None
     copied: tuple[str, ...] = ()  # differentiated parameters it updates in place: copied on entry (`ownership`)
+    recursive: bool | None = None  # while `ownership` finds its summary: whether a call of it was met
     known: dict[str, bool] = field(default_factory=dict)  # the entry point's bool parameters: their values (`Flag`)
     # the outside data it stores differentiated values into, which it does not read again: name -> where
     stored_outside: dict[str, Loc] = field(default_factory=dict)

@@ -145,12 +145,14 @@ def summary(spec: object, callee: Callee) -> Summary:
         # walking it again with what the last walk found until that is what it assumed
         assumed = Summary((True,) * n, False, updates=(False,) * n, reads_back=(False,) * n)
         while True:
-            spec.references = assumed
+            spec.references, spec.recursive = assumed, False
             found = _Owners(spec, callee, strict=False).function()
-            if (found.updates, found.reads_back) == (assumed.updates, assumed.reads_back):
+            if not spec.recursive or (found.updates, found.reads_back) == (assumed.updates, assumed.reads_back):
                 break
             assumed = assumed._replace(updates=found.updates, reads_back=found.reads_back)
-        spec.references = found
+        spec.references, spec.recursive = found, None
+    elif spec.recursive is False:  # a call of it met while its summary is being found
+        spec.recursive = True
     return spec.references
 
 

@@ -38,51 +38,92 @@ def local_state(parsed: ParsedFunction) -> None:
     fn = parsed.tree
     if not isinstance(fn, gast.FunctionDef) or fn.name == "__init__":  # `self` in `__init__` is the function's own
         return
+    params = set(scope.parameters(fn)) - scope.assigned(fn.body, attributes=False)
     names: NameSupply | None = None
-    for param in scope.parameters(fn):
-        for attr in _localised(fn, param):
-            if names is None:
-                names = NameSupply(scope.all_names(fn))
-                helpers = names.fresh("copied_in"), names.fresh("put_back")
-                parsed.outside.update(zip(helpers, (records.copied_in, records.put_back)))
-            _localise(fn, param, attr, names.fresh(f"{param}_{attr}"), helpers)
+    tree = _Tree(fn.body)
+    for param, attr in [(p, a) for p in sorted(params) for a in tree.localised(p)]:
+        if names is None:
+            names = NameSupply(scope.all_names(fn))
+            helpers = names.fresh("copied_in"), names.fresh("put_back")
+            parsed.outside.update(zip(helpers, (records.copied_in, records.put_back)))
+        _localise(fn, tree, param, attr, names.fresh(f"{param}_{attr}"), helpers)
+        tree = _Tree(fn.body)
 
 
-def _localised(fn: gast.FunctionDef, param: str) -> list[str]:
-    """The attributes of `param` the function writes and reads, where making them variables is exact."""
-    body = fn.body
-    if param in scope.assigned(body, attributes=False):
-        return []
-    used: dict[str, list[tuple[gast.Attribute, bool]]] = {}  # attribute -> (its node, inside a nested function)
-    for node, parent, nested in _with_parents(body):
-        if not (isinstance(node, gast.Name) and node.id == param):
-            continue
-        called = isinstance(parent, gast.Attribute) and isinstance(_parent_of(body, parent), gast.Call)
-        if not isinstance(parent, gast.Attribute) or called and _parent_of(body, parent).func is parent:
-            return []  # the object passed on, or a method of it called: it could read the state
-        used.setdefault(parent.attr, []).append((parent, nested))
-    out = []
-    for attr, nodes in used.items():
-        written = [n for n, _ in nodes if _written(body, n)]
-        read = [n for n, _ in nodes if not _written(body, n)]
-        if not written or not read or any(nested for _, nested in nodes):
-            continue
-        attributes = [n for n, _ in nodes]
-        first = _first_user(body, {id(n) for n in attributes})
-        if first is None or not _simple(body[first]) and _assigned_first(body[first], attributes):
-            continue  # assigned first on a path: it may not be there before (`if not self.built: self.w = ...`)
-        if _rebound(body, attributes) and _in_place(body, attributes) and not _assigns(body[first], param, attr):
-            continue  # updated in place before it is assigned: the object it had must see the update
-        out.append(attr)
-    return out
+class _Tree:
+    """The function's body walked once: each node's parent, whether it is in a nested function, the targets of
+    augmented assignments, and each parameter's attributes with their nodes."""
+
+    def __init__(self, body: list[gast.stmt]):
+        self.body = body
+        self.parent: dict[int, gast.AST | None] = {}
+        self.augmented: set[int] = set()
+        self.uses: dict[str, dict[str, list[gast.Attribute]]] = {}  # name -> its attribute -> the nodes
+        self.escapes: set[str] = set()  # names used otherwise than through an attribute, or a method called
+        self.nested: set[str] = set()  # names with an attribute used inside a nested function
+        for node, parent, nested in _with_parents(body):
+            self.parent[id(node)] = parent
+            if isinstance(node, gast.AugAssign):
+                self.augmented.add(id(node.target))
+            if isinstance(node, gast.Name):
+                if not isinstance(parent, gast.Attribute):
+                    self.escapes.add(node.id)
+                else:
+                    self.uses.setdefault(node.id, {}).setdefault(parent.attr, []).append(parent)
+                    if nested:
+                        self.nested.add(node.id)
+        for name, attributes in self.uses.items():  # `obj.m(...)`: a method of it, which could read the state
+            for n in (n for nodes in attributes.values() for n in nodes):
+                call = self.parent.get(id(n))
+                if isinstance(call, gast.Call) and call.func is n:
+                    self.escapes.add(name)
+
+    def localised(self, param: str) -> list[str]:
+        """The attributes of `param` the function writes and reads, where making them variables is exact."""
+        if param in self.escapes or param in self.nested:
+            return []
+        out = []
+        for attr, nodes in self.uses.get(param, {}).items():
+            written = [n for n in nodes if self.written(n)]
+            if not written or len(written) == len(nodes):
+                continue
+            first = _first_user(self.body, {id(n) for n in nodes})
+            if first is None or not _simple(self.body[first]) and _assigned_first(self.body[first], nodes):
+                continue  # assigned first on a path: it may not be there before (`if not self.built: self.w = ...`)
+            if self.rebound(nodes) and self.in_place(nodes) and not _assigns(self.body[first], param, attr):
+                continue  # updated in place before it is assigned: the object it had must see the update
+            out.append(attr)
+        return out
+
+    def written(self, node: gast.AST) -> bool:
+        """`obj.a = v`, `obj.a += v`, `obj.a[k] = v` (or deeper), `obj.a.append(v)`."""
+        if isinstance(node.ctx, gast.Store):
+            return True
+        parent = self.parent.get(id(node))
+        while isinstance(parent, gast.Subscript) and parent.value is node:
+            if isinstance(parent.ctx, gast.Store):
+                return True
+            node, parent = parent, self.parent.get(id(parent))
+        if isinstance(parent, gast.Attribute) and parent.attr in scope.MUTATING:
+            return isinstance(self.parent.get(id(parent)), gast.Call)
+        return False
+
+    def in_place(self, nodes: list[gast.AST]) -> bool:
+        """Whether the object the attribute holds is updated in place (`obj.a[k] = v`, `obj.a += v`, a mutator)."""
+        return any(self.written(n) and (not isinstance(n.ctx, gast.Store) or id(n) in self.augmented) for n in nodes)
+
+    def rebound(self, nodes: list[gast.AST]) -> bool:
+        """Whether the attribute is assigned anew (`obj.a = v`)."""
+        return any(isinstance(n.ctx, gast.Store) and id(n) not in self.augmented for n in nodes)
 
 
-def _localise(fn: gast.FunctionDef, param: str, attr: str, local: str, helpers: tuple[str, str]) -> None:
+def _localise(fn: gast.FunctionDef, tree: _Tree, param: str, attr: str, local: str, helpers: tuple[str, str]) -> None:
     """Make `param.attr` the variable `local` (`helpers`: the names `copied_in` and `put_back` have here)."""
     copy_in, give_back = helpers
     body = fn.body
-    nodes = [n for n, _, _ in _with_parents(body) if _is_attr(n, param, attr)]
-    in_place = _in_place(body, nodes) and not _rebound(body, nodes)
+    nodes = tree.uses[param][attr]
+    in_place = tree.in_place(nodes) and not tree.rebound(nodes)
+    written = next(n for n in nodes if tree.written(n))  # where a message about giving it back points
     first = _first_user(body, {id(n) for n in nodes})
     start: list[gast.stmt] = []
     if not _assigns(body[first], param, attr) or _reads(body[first], param, attr):
@@ -95,7 +136,6 @@ def _localise(fn: gast.FunctionDef, param: str, attr: str, local: str, helpers: 
         del node.value, node.attr
         node.id, node.ctx, node.annotation, node.type_comment = local, ctx, None, None
     args = [gast_name(param), gast.Constant(attr, None), gast_name(local), gast.Constant(in_place, None)]
-    written = next(n for n in nodes if _written(body, n))  # where a message about giving it back points
 
     def given_back() -> gast.stmt:
         return at(gast.Expr(gast.Call(gast_name(give_back), list(args), [])), written)
@@ -134,10 +174,6 @@ def _with_parents(body: list[gast.stmt]):
         todo.extend((child, node, inner) for child in reversed(scope.children(node)))
 
 
-def _parent_of(body: list[gast.stmt], target: gast.AST) -> gast.AST | None:
-    return next((parent for node, parent, _ in _with_parents(body) if node is target), None)
-
-
 def _is_attr(node: gast.AST, param: str, attr: str) -> bool:
     return (
         isinstance(node, gast.Attribute)
@@ -145,32 +181,6 @@ def _is_attr(node: gast.AST, param: str, attr: str) -> bool:
         and isinstance(node.value, gast.Name)
         and node.value.id == param
     )
-
-
-def _written(body: list[gast.stmt], node: gast.Attribute) -> bool:
-    """`obj.a = v`, `obj.a += v`, `obj.a[k] = v` (or deeper), `obj.a.append(v)`."""
-    if isinstance(node.ctx, gast.Store):
-        return True
-    parent = _parent_of(body, node)
-    while isinstance(parent, gast.Subscript) and parent.value is node:
-        if isinstance(parent.ctx, gast.Store):
-            return True
-        node, parent = parent, _parent_of(body, parent)
-    if isinstance(parent, gast.Attribute) and parent.attr in scope.MUTATING:
-        return isinstance(_parent_of(body, parent), gast.Call)
-    return False
-
-
-def _in_place(body: list[gast.stmt], nodes: list[gast.Attribute]) -> bool:
-    """Whether the object the attribute holds is updated in place (`obj.a[k] = v`, `obj.a += v`, a mutator)."""
-    augmented = {id(n.target) for n, _, _ in _with_parents(body) if isinstance(n, gast.AugAssign)}
-    return any(_written(body, n) and (not isinstance(n.ctx, gast.Store) or id(n) in augmented) for n in nodes)
-
-
-def _rebound(body: list[gast.stmt], nodes: list[gast.Attribute]) -> bool:
-    """Whether the attribute is assigned anew (`obj.a = v`)."""
-    augmented = {id(n.target) for n, _, _ in _with_parents(body) if isinstance(n, gast.AugAssign)}
-    return any(isinstance(n.ctx, gast.Store) and id(n) not in augmented for n in nodes)
 
 
 def _first_user(body: list[gast.stmt], ids: set[int]) -> int | None:
