@@ -73,7 +73,7 @@ STAGES = {
         "calls",
         "lowerer",
     ],
-    "infer": ["", "ownership", "inference"],  # types
+    "infer": ["", "references", "ownership", "inference"],  # types
     # Fig. 7 and its extensions, below the transformation that dispatches to them
     "chad": ["", "returned_vectors", "stages", "writes", "context", "calls", "loops", "terms", "transform"],
     "optimise": [

@@ -53,7 +53,6 @@ from ..ir.types import (
     Tup,
     VType,
     is_active,
-    of_value,
 )
 from ..rules.records import PUT_BACK, SET_FIELD
 from ..rules.scalar import READ_UNASSIGNED
@@ -73,6 +72,7 @@ from ..rules.sequences import (
     WRITTEN_BACK,
 )
 from ..runtime.scalar import UNASSIGNED
+from .references import Aliasing, References, atom_names, block_reads, mutable, name_of, reads_of
 
 UsedAfter = Callable[[str], bool]  # whether a variable is read after the current point
 Callee = Callable[[object, ir.Call], object]  # (caller's specialisation, call) -> the callee's, if any
@@ -185,8 +185,8 @@ class _Owners:
         # result) its components' entries
         self.packed: dict[str, list[Entry]] = {}
         self.items: dict[str, list[str | None]] = {}  # a tuple variable -> the variables it was made of
-        self.refs = _References()  # which variables refer to the same objects
-        self.aliasing = _Aliasing(spec.types)  # what each expression does with the references it reads
+        self.refs = References()  # which variables refer to the same objects
+        self.aliasing = Aliasing(spec.types)  # what each expression does with the references it reads
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
         # variables whose values a derivative rule may read when the backward pass runs (an argument of an
         # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
@@ -209,9 +209,9 @@ class _Owners:
         its result is a new object it owns."""
         body = self.spec.fn.body
         end = self.block(body, set(self.given), lambda name: False)
-        kept = self.escaped | _atom_names(body.result)
+        kept = self.escaped | atom_names(body.result)
         retains = tuple(bool(self.refs.referring(p) & kept) for p in self.spec.fn.params)
-        result = _name(body.result)
+        result = name_of(body.result)
         fresh = (
             result in end
             and result not in self.escaped
@@ -220,9 +220,7 @@ class _Owners:
         items = tuple(self.packed[result]) if result in self.packed and result not in self.escaped else ()
         self.check_updated_by_calls()
         params = self.spec.fn.params
-        updates = tuple(
-            _mutable(self.types.get(p)) and bool(self.refs.referring(p) & self.updated_data) for p in params
-        )
+        updates = tuple(mutable(self.types.get(p)) and bool(self.refs.referring(p) & self.updated_data) for p in params)
         reads_back = tuple(bool(self.refs.referring(p) & self.rule_reads) for p in params)
         return Summary(retains, fresh, items, fresh and each(result) in end, updates, reads_back)
 
@@ -237,7 +235,7 @@ class _Owners:
                 continue
             for name in self.aliasing.reads(let.expr):
                 last[name] = k
-        for name in _atom_names(block.result):
+        for name in atom_names(block.result):
             last[name] = len(block.lets)
         owned = set(owned)
         for k, let in enumerate(block.lets):
@@ -269,7 +267,9 @@ class _Owners:
         copy = isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
         if not copy or not isinstance(target, str) or outside(target):
             return False
-        return all(target not in _reads(other.expr) for other in block.lets) and target not in _atom_names(block.result)
+        return all(target not in reads_of(other.expr) for other in block.lets) and target not in atom_names(
+            block.result
+        )
 
     def let(self, let: ir.Let, owned: set[str], after: UsedAfter) -> None:
         """Update `owned` past one let; `after(name)`: whether a variable is read after it."""
@@ -282,7 +282,7 @@ class _Owners:
         elif isinstance(e, ir.Var):
             self.copy(e.name, target, owned, after)
         elif isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:  # a copy of the object it settles on
-            source = _name(self.aliasing.after_update(e))
+            source = name_of(self.aliasing.after_update(e))
             if source is not None:
                 self.copy(source, target, owned, after)
         elif isinstance(e, ir.Prim) and e.op is WRITTEN_BACK:  # the base's object, written through its view
@@ -291,7 +291,7 @@ class _Owners:
             isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
         ):  # a copy keeps its value
             self.copy(e.args[0].name, target, owned, after)
-        elif isinstance(e, (ir.Proj, ir.Index)) and _name(e.base) in self.packed and isinstance(e.index, ir.Const):
+        elif isinstance(e, (ir.Proj, ir.Index)) and name_of(e.base) in self.packed and isinstance(e.index, ir.Const):
             # a component of a packed tuple (`x = t[0]`)
             base, k = e.base.name, e.index.value
             if not after(base):
@@ -303,7 +303,7 @@ class _Owners:
                 for k, a in enumerate(e.items):  # a packed tuple inside (an inner `try`'s attempt, handed on)
                     if isinstance(a, ir.Var) and a.name in self.packed and not after(a.name):
                         self.packed[target][k] = list(self.packed[a.name])
-                self.items[target] = [_name(a) for a in e.items]
+                self.items[target] = [name_of(a) for a in e.items]
             elif isinstance(e, ir.Apply) and e.catch is not None and isinstance(target, str):
                 # an attempt: <ok, exception, result>; the result's components new where the callee's are
                 items = self.attempted_items(e)
@@ -401,12 +401,12 @@ class _Owners:
         if isinstance(e, (ir.MakeTuple, ir.MakeList, ir.MakeDict, ir.MakeRecord)):
             return not isinstance(e, ir.MakeTuple)
         if isinstance(e, ir.Read):  # a list's slice and an array's advanced indexing copy
-            base = self.types.get(_name(e.base))
+            base = self.types.get(name_of(e.base))
             return (
                 isinstance(e, ir.Slice) and isinstance(base, Lst) or isinstance(base, Arr) and self.aliasing.advanced(e)
             )
         if isinstance(e, ir.Prim):
-            return not e.op.aliases and _mutable(self.types.get(target))  # a new list or array
+            return not e.op.aliases and mutable(self.types.get(target))  # a new list or array
         if isinstance(e, (ir.Call, ir.Apply)) and not getattr(e, "catch", None):  # a callee returning a new object
             known = self.callee_summary(e)
             return known is not None and known.fresh
@@ -416,7 +416,7 @@ class _Owners:
         """`xs.append(v)`, `a += b`: Python updates the object in place; allowed if nobody else sees it:
         the variable owns it, is not read again, and no view of it is."""
         xs = e.args[0]
-        if not _mutable(self.types.get(_name(xs))):
+        if not mutable(self.types.get(name_of(xs))):
             return  # `x += 1` on a number or a tuple: a new value in Python too
         self.refs.alias(let.target, xs.name)  # the same object, updated
         moves = e.op in MOVES_ELEMENTS and isinstance(self.types.get(xs.name), Lst)
@@ -507,7 +507,7 @@ class _Owners:
         derivative rule reads it when the backward pass runs after a callee changed it (`check_updated_by_calls`;
         the function's own writes are logged and rewound for its rules)."""
         t, after = self.types.get(name), self.types.get(let.target)
-        return e.op in UPDATES and e.op is not STORE_IN and _mutable(t) and not is_active(t) and not is_active(after)
+        return e.op in UPDATES and e.op is not STORE_IN and mutable(t) and not is_active(t) and not is_active(after)
 
     def called_with_data_updated(self, let: ir.Let, e: ir.Expr) -> None:
         """A call that may update data it is given in place: remember which (checked at the end)."""
@@ -628,7 +628,7 @@ class _Owners:
         branches = [b for b in (e.then, e.orelse) if not any(map(_raises, b.lets))] or [e.then, e.orelse]
         for branch in branches:  # one that raises never reaches the join
             end = self.block(branch, owned, after)
-            result = _name(branch.result)
+            result = name_of(branch.result)
             moves = result is not None and not after(result)
             own = moves and result in end or _unassigned(branch.result)  # nothing else holds what is not there
             own_each = moves and each(result) in end or _unassigned(branch.result)
@@ -665,7 +665,7 @@ class _Owners:
         for k in range(width):
             joined = f"<component {k} of {id(e)}>"  # not a variable of the program: it links the branches'
             for branch in (e.then, e.orelse):
-                items = self.items.get(_name(branch.result), ())
+                items = self.items.get(name_of(branch.result), ())
                 self.refs.alias(joined, items[k] if k < len(items) else None)
             out.append(joined)
         return out
@@ -677,11 +677,11 @@ class _Owners:
         # read again by every iteration (not the first values of the state: read once, at the loop's entry)
         entry = {a.name for a in e.init if isinstance(a, ir.Var)} - set(_reads_inside(e, self.aliasing.reads))
         outer = {n for n in self.aliasing.reads(e) if n not in bound and n not in entry}
-        assumed = {p for p, a in zip(e.state, e.init) if _name(a) in owned and not after(a.name)}
+        assumed = {p for p, a in zip(e.state, e.init) if name_of(a) in owned and not after(a.name)}
         assumed |= {each(p) for p, a in zip(e.state, e.init) if p in assumed and each(a.name) in owned}
         for p, a, n in zip(e.state, e.init, e.next):
             _consume(a, owned)
-            self.refs.alias(p, _name(a), _name(n))  # the first iteration's value, or the previous one's
+            self.refs.alias(p, name_of(a), name_of(n))  # the first iteration's value, or the previous one's
         nexts = {n.name for n in e.next if isinstance(n, ir.Var)}
         while True:
             self.defined -= bound  # what the body binds is not bound yet when an iteration starts
@@ -690,7 +690,9 @@ class _Owners:
             if isinstance(e, ir.WhileLoop):
                 start = self.block(e.test, start, lambda n: n in outer or n in e.state or after(n))
             end = self.block(e.body, start, lambda n: n in outer or n in nexts or after(n))
-            kept = {p for p, n in zip(e.state, e.next) if p in assumed and _name(n) in end and _name(n) not in outer}
+            kept = {
+                p for p, n in zip(e.state, e.next) if p in assumed and name_of(n) in end and name_of(n) not in outer
+            }
             kept |= {
                 each(p) for p, n in zip(e.state, e.next) if p in kept and each(p) in assumed and each(n.name) in end
             }
@@ -704,119 +706,6 @@ class _Owners:
             if each(p) in assumed:
                 owned.add(each(t))
             self.refs.alias(t, p)
-
-
-class _References:
-    """Which variables refer to the same objects: copies and later names of one object (`same`), views
-    of an array's data and containers holding values (`views`, `holders`)."""
-
-    def __init__(self) -> None:
-        self.same: dict[str, set[str]] = {}  # a variable -> earlier variables holding the same object
-        self.views: dict[str, set[str]] = {}  # a view (`a[1:]`, `a.T`, ...) -> the variables whose data it shares
-        self.holders: set[str] = set()  # the views that are containers holding the values (a tuple, a record)
-
-    def alias(self, name: str, *sources: str | None) -> None:
-        """`name` holds the same object as (one of) `sources`."""
-        self.same.setdefault(name, set()).update(s for s in sources if s is not None)
-
-    def updated_by(self, name: str) -> set[str]:
-        """The variables whose objects an update of `name`'s changes: its earlier names, and what it is a view
-        of (and their earlier names), transitively."""
-        out, todo = set(), [name]
-        while todo:
-            for n in self.earlier_names(todo.pop()) - out:
-                out.add(n)
-                todo.extend(self.views.get(n, ()))
-        return out
-
-    def earlier_names(self, name: str) -> set[str]:
-        """`name` and the earlier names of the same object (copies, loop state, branches)."""
-        objects, todo = {name}, [name]
-        while todo:
-            for earlier in self.same.get(todo.pop(), ()):
-                if earlier not in objects:
-                    objects.add(earlier)
-                    todo.append(earlier)
-        return objects
-
-    def referring(self, name: str, holding: bool = True) -> set[str]:
-        """The variables that refer to the object `name` holds: its names, views of it, containers and
-        closures holding it (unless not `holding`), and (as the same objects) later names of those."""
-        objects = self.earlier_names(name)
-        referring = set(objects)
-        while True:
-            more = {v for v, bases in self.views.items() if bases & referring and (holding or v not in self.holders)}
-            more |= {v for v, earlier in self.same.items() if earlier & referring}
-            if more <= referring:
-                return referring
-            referring |= more
-
-
-class _Aliasing:
-    """What an expression does with the references it reads, by the variables' types: which variables
-    it reads, which its result refers to (the arrays it views, the values a container holds), whether
-    it is a view, whether it makes new arrays."""
-
-    def __init__(self, types: dict[str, VType]):
-        self.types = types
-
-    def reads(self, e: ir.Expr) -> Iterator[str]:
-        """The variables an expression reads (`x.__updated_by__(t)` reads only the one it settles on)."""
-        if isinstance(e, ir.Prim) and e.op is AFTER_UPDATE:
-            return iter(_atom_names(self.after_update(e)))
-        if isinstance(e, ir.Prim) and e.op in (WRITTEN_BACK, VIEWED_AGAIN) and self.array_view(e):
-            return iter(_atom_names(e.args[1]) | _atom_names(e.args[3]))  # not the version that missed a write
-        return _reads(e, self.reads)
-
-    def array_view(self, e: ir.Prim) -> bool:
-        """Whether `views.py`'s write-back or re-derivation is of an array's view (a tuple, list or dict
-        holds its elements themselves: what is written through one is the container's business)."""
-        base = e.args[0] if e.op is WRITTEN_BACK else e.args[1]
-        return isinstance(self.types.get(_name(base)), Arr)
-
-    def after_update(self, e: ir.Prim) -> ir.Atom:
-        """What `x.__updated_by__(t)` is: t if Python updated x's object in place, else x."""
-        x, t = e.args
-        return t if _mutable(self.types.get(_name(x))) else x
-
-    def viewed(self, e: ir.Expr, target: str | tuple[str, ...]) -> list[ir.Var]:
-        """The variables the result refers to: the arrays it is a view of (`a[1:]`, `a.T`, `max(a, b)`),
-        the values a tuple, list, dict or closure holds."""
-        if isinstance(e, ir.Read):  # basic indexing views the array (an integer array or a mask copies)
-            view = isinstance(self.types.get(_name(e.base)), Arr) and isinstance(self.types.get(target), Arr)
-            return [e.base] if view and not self.advanced(e) else []
-        if isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and self.array_view(e):
-            return [a for a in e.args[1:2] if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and e.op.aliases in ("view", "argument"):
-            args = e.args[:1] if e.op.aliases == "view" else e.args
-            return [a for a in args if isinstance(a, ir.Var)]
-        held = {
-            ir.MakeTuple: "items",
-            ir.MakeList: "items",
-            ir.MakeDict: "values",
-            ir.MakeClosure: "captured",
-            ir.MakeRecord: "values",
-        }
-        if type(e) in held:
-            return [a for a in getattr(e, held[type(e)]) if isinstance(a, ir.Var)]
-        if isinstance(e, ir.Prim) and (e.op in UPDATES or e.op is SET_FIELD):  # the container (object) holds it
-            return [a for a in e.args[1:] if isinstance(a, ir.Var)]
-        return []
-
-    def is_view(self, e: ir.Expr) -> bool:
-        """An array view (`a[1:]`, `a.reshape(3)`, `a.T`): the whole result refers to one array's data."""
-        return isinstance(e, ir.Read) or isinstance(e, ir.Prim) and (e.op.aliases == "view" or e.op is VIEWED_AGAIN)
-
-    def advanced(self, e: ir.Read) -> bool:
-        """Whether an array is indexed with an integer array, a list or a mask (NumPy copies then)."""
-        index = self.types.get(e.index.name) if isinstance(e.index, ir.Var) else of_value(e.index.value, False)
-        parts = index.items if isinstance(index, Tup) else (index,)
-        return any(isinstance(p, (Arr, Lst)) for p in parts)
-
-    def new_arrays(self, e: ir.Expr, target: str | tuple[str, ...]) -> bool:
-        """Whether `e` is a NumPy function returning a tuple of new arrays (`np.modf`, `np.linalg.eigh`)."""
-        numpy = isinstance(e, ir.Prim) and getattr(e.op.fn, "__module__", "").split(".")[0] == "numpy"
-        return numpy and not e.op.aliases and isinstance(target, str) and isinstance(self.types.get(target), Tup)
 
 
 EACH = 2  # in `packed`: a component that owns its value and its elements
@@ -877,23 +766,10 @@ def _unassigned(a: ir.Atom) -> bool:
     return isinstance(a, ir.Ref) and a.value is UNASSIGNED
 
 
-def _mutable(t: VType | None) -> bool:
-    """A list, a dict, an array or an object: Python updates it in place."""
-    return isinstance(t, (Lst, Dct, Arr, Rec))
-
-
 def _consume(atom: ir.Atom, owned: set[str]) -> None:
     """Another reference to the atom's value may exist from now on."""
     if isinstance(atom, ir.Var):
         owned.discard(atom.name)
-
-
-def _name(atom: ir.Atom) -> str | None:
-    return atom.name if isinstance(atom, ir.Var) else None
-
-
-def _atom_names(atom: ir.Atom) -> set[str]:
-    return {atom.name} if isinstance(atom, ir.Var) else set()
 
 
 def _bound(e: ir.Loop) -> set[str]:
@@ -910,23 +786,9 @@ def _bound_in(block: ir.Block) -> Iterator[str]:
             yield from _bound_in(b)
 
 
-def _block_reads(block: ir.Block, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
-    for let in block.lets:
-        yield from (reads or _reads)(let.expr)
-    yield from _atom_names(block.result)
-
-
 def _reads_inside(e: ir.Loop, reads: Callable[[ir.Expr], Iterator[str]]) -> Iterator[str]:
     """The variables a loop's blocks and its next state read (every iteration)."""
     for a in ir.loop_results(e) + ([e.seq] if isinstance(e, ir.ForLoop) else []):
-        yield from _atom_names(a)
+        yield from atom_names(a)
     for b in ir.blocks(e):
-        yield from _block_reads(b, reads)
-
-
-def _reads(e: ir.Expr, reads: Callable[[ir.Expr], Iterator[str]] | None = None) -> Iterator[str]:
-    """The variables an expression reads (those of nested blocks too, each as `reads` says)."""
-    for a in ir.operands(e) + (ir.loop_results(e) if isinstance(e, ir.Loop) else []):
-        yield from _atom_names(a)
-    for b in ir.blocks(e):
-        yield from _block_reads(b, reads)
+        yield from block_reads(b, reads)
