@@ -15,11 +15,11 @@ written ones run as written, `as_written.py`).
 
 It is done only where it is exact: the object is a parameter the function never assigns, used only through its
 attributes (never passed on, returned, or a method of it called, which could read the state: those stay refused,
-`as_written.py`), the attribute is not used inside a nested function, the first statement using it is a simple
-statement at the function's top level, and an attribute that is both assigned and updated in place is assigned
-first. An exception leaving the function leaves the object as it was on entry (the plain call's updates before it
-are lost): the one difference. A helper that gives back a differentiated value is refused (`ownership`: its caller
-could read it).
+`as_written.py`), the attribute is not used inside a nested function, the first top-level statement using it
+does not assign it on a path only (`if not self.built: self.w = ...`: it may not be there before), and an
+attribute that is both assigned and updated in place is assigned first. An exception leaving the function leaves
+the object as it was on entry (the plain call's updates before it are lost): the one difference. A helper that
+gives back a differentiated value is refused (`ownership`: its caller could read it).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def local_state(parsed: ParsedFunction) -> None:
     params = set(scope.parameters(fn)) - scope.assigned(fn.body, attributes=False)
     names: NameSupply | None = None
     tree = _Tree(fn.body)
-    for param, attr in [(p, a) for p in sorted(params) for a in tree.localised(p)]:
+    for param, attr in [(p, a) for p in sorted(params) for a in tree.localised(p)]:  # decided on the tree as written
         if names is None:
             names = NameSupply(scope.all_names(fn))
             helpers = names.fresh("copied_in"), names.fresh("put_back")
