@@ -177,25 +177,33 @@ def test_issue_37_forms_appear_in_programs_that_run():
                 first.setdefault(name, program)
     assert all(counts[name] >= 3 for name in ISSUE_37), counts
     for name, program in first.items():
-        f = D.load(program.source)
-        args = progen.bind_args(program.args, f.__globals__)
-        before = copy.deepcopy(args)
-        value = f(*args)
-        assert isinstance(value, (float, np.floating)) and math.isfinite(value), (name, program.seed, value)
-        assert f(*args) == value, (name, program.seed)
-        fd.assert_same(args, before, f"arguments after f, seed {program.seed}")
+        assert_runs(name, program)
 
 
-def test_issue_37_forms_are_a_stream_of_their_own():
-    """Without them (`extras=0`) a program is the one the generator made before they existed, and a program
-    that happens to draw none is that same program."""
-    ours = set(ISSUE_37)
+def assert_runs(name: str, program: progen.Program) -> None:
+    """The plain program runs: a finite float, the same twice, its arguments unchanged."""
+    f = D.load(program.source)
+    args = progen.bind_args(program.args, f.__globals__)
+    before = copy.deepcopy(args)
+    value = f(*args)
+    assert isinstance(value, (float, np.floating)) and math.isfinite(value), (name, program.seed, value)
+    assert f(*args) == value, (name, program.seed)
+    fd.assert_same(args, before, f"arguments after f, seed {program.seed}")
+
+
+def assert_a_stream_of_their_own(ours: set[str]) -> None:
+    """Without the forms `ours` (`extras=0`) a program is the one the generator made before they existed, and a
+    program that happens to draw none is that same program."""
     for seed in range(40):
         without = progen.generate(seed, {"extras": 0.0})
         assert not ours & set(without.features), seed
         program = progen.generate(seed)
         if not ours & set(program.features):
             assert program.source == without.source and program.argnums == without.argnums, seed
+
+
+def test_issue_37_forms_are_a_stream_of_their_own():
+    assert_a_stream_of_their_own(set(ISSUE_37))
 
 
 def test_check_ok():

@@ -7,15 +7,11 @@ program drawing none of issue 37's forms is the program made without them."""
 
 from __future__ import annotations
 
-import copy
-import math
-
-import numpy as np
 import pytest
 
-from tests.random.test_differential import ISSUE_37
+from tests.random.test_differential import ISSUE_37, assert_a_stream_of_their_own, assert_runs
 from tests.support import differential as D
-from tests.support import fd, progen
+from tests.support import progen
 
 NESTED = ("nested_store", "nested_arrays", "nested_lists", "nested_dict", "nested_matrix")
 MORE = {"x_nested_store": 40.0, "extras": 0.15}  # mostly nested writes, for the forms' own checks
@@ -36,13 +32,7 @@ def test_nested_write_programs_run():
                 first.setdefault(name, program)
     assert set(NESTED) | {"nested_append", "nested_loop", "nested_recur", "nested_row_read"} <= set(first)
     for name, program in first.items():
-        f = D.load(program.source)
-        args = progen.bind_args(program.args, f.__globals__)
-        before = copy.deepcopy(args)
-        value = f(*args)
-        assert isinstance(value, (float, np.floating)) and math.isfinite(value), (name, program.seed, value)
-        assert f(*args) == value, (name, program.seed)
-        fd.assert_same(args, before, f"arguments after f, seed {program.seed}")
+        assert_runs(name, program)
 
 
 @pytest.mark.slow  # 6 s: 40 programs checked against finite differences
@@ -59,10 +49,4 @@ def test_nested_write_programs_are_valid():
 
 
 def test_nested_writes_are_a_stream_of_their_own():
-    ours = set(ISSUE_37) | set(NESTED)
-    for seed in range(40):
-        without = progen.generate(seed, {"extras": 0.0})
-        assert not ours & set(without.features), seed
-        program = progen.generate(seed)
-        if not ours & set(program.features):
-            assert program.source == without.source and program.argnums == without.argnums, seed
+    assert_a_stream_of_their_own(set(ISSUE_37) | set(NESTED))
