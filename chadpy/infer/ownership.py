@@ -34,6 +34,7 @@ code whose aliasing it changed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -103,10 +104,11 @@ def check_outside_stores(specs: list) -> None:
     """Raise `UnsupportedSyntax` where a function stores a differentiated value into outside data
     (`LOG.append(loss)`) that another function of the call reads (by its name): what it reads would carry no
     derivative."""
+    reads = {id(spec): _outside_reads(spec) for spec in specs} if any(s.stored_outside for s in specs) else {}
     for spec in specs:
         for root, loc in spec.stored_outside.items():
             for other in specs:
-                names, originals = _outside_reads(other)
+                names, originals = reads[id(other)]
                 reader = other.fn.name if other is not spec and root in names else next(iter(originals), None)
                 if reader is not None:
                     raise UnsupportedSyntax(
@@ -199,10 +201,13 @@ class _Owners:
         self.updated_data: set[str] = set()
         self.updated_by_calls: dict[int, tuple[ir.Let, list[str]]] = {}
         self.rule_reads: set[str] = set()  # the variables a derivative rule (here or in a callee) reads later
-        # the updates another name settles on (`x.__updated_by__(t)`: x is t only if the update was in place)
-        self.settled = {
-            e.args[1].name for e in _prims(spec.fn.body) if e.op is AFTER_UPDATE and isinstance(e.args[1], ir.Var)
-        }
+
+    @functools.cached_property
+    def settled(self) -> set[str]:
+        """The updates another name settles on (`x.__updated_by__(t)`: x is t only if the update was in place);
+        found where an update of a value of unknown kind asks."""
+        body = self.spec.fn.body
+        return {e.args[1].name for e in _prims(body) if e.op is AFTER_UPDATE and isinstance(e.args[1], ir.Var)}
 
     def function(self) -> Summary:
         """Walk the function's body; return which parameters it may keep a reference to, and whether
@@ -381,6 +386,14 @@ class _Owners:
         known = self.callee_summary(e)
         return known.items if known is not None else ()
 
+    def by_argument(self, e: ir.Call | ir.Apply, values: tuple[bool, ...]) -> list[tuple[ir.Atom, bool]]:
+        """Each argument of a call with what `values` (one per parameter of its callee, from its `Summary`) says
+        of it: a function chadpy lifted (a closure, an attempted statement's function) takes its environment
+        first."""
+        fn = self.types.get(e.fn.name) if isinstance(e, ir.Apply) and isinstance(e.fn, ir.Var) else None
+        lifted = isinstance(fn, Fn) and isinstance(fn.code, ir.Function)
+        return list(zip(e.args, values[1:] if lifted else values))
+
     def consumed(self, e: ir.Expr) -> list[ir.Var]:
         """The variables a callee may keep a reference to for good (it may store or return them)."""
         args = [a for a in getattr(e, "args", ()) if isinstance(a, ir.Var)]
@@ -388,8 +401,7 @@ class _Owners:
         if isinstance(e, ir.Call) or attempt:
             known = self.callee_summary(e)
             if known is not None:
-                kept = known.retains[1:] if attempt else known.retains  # an attempt's: after its environment
-                return [a for a, keeps in zip(e.args, kept) if keeps and isinstance(a, ir.Var)]
+                return [a for a, keeps in self.by_argument(e, known.retains) if keeps and isinstance(a, ir.Var)]
             if isinstance(e, ir.Call):
                 return args
         if isinstance(e, ir.Apply) or isinstance(e, ir.Prim) and e.op.aliases == "unknown":
@@ -516,8 +528,7 @@ class _Owners:
         known = self.callee_summary(e)
         if known is None or not known.updates:
             return
-        args = e.args[1:] if isinstance(e, ir.Apply) and e.catch is not None else e.args
-        changed = [a.name for a, k in zip(args, known.updates) if k and isinstance(a, ir.Var)]
+        changed = [a.name for a, k in self.by_argument(e, known.updates) if k and isinstance(a, ir.Var)]
         if changed:
             self.updated_by_calls[id(let)] = (let, changed)
             self.updated_data.update(changed)
@@ -531,9 +542,11 @@ class _Owners:
             self.rule_reads.add(e.index.name)
         elif isinstance(e, (ir.Call, ir.Apply)):
             known = self.callee_summary(e)
-            args = e.args[1:] if isinstance(e, ir.Apply) and e.catch is not None else e.args
-            reads = known.reads_back if known is not None and known.reads_back else (True,) * len(args)
-            self.rule_reads.update(a.name for a, r in zip(args, reads) if r and isinstance(a, ir.Var))
+            if known is None or not known.reads_back:  # a call chadpy cannot read: its rules may read anything
+                self.rule_reads.update(a.name for a in e.args if isinstance(a, ir.Var))
+            else:
+                pairs = self.by_argument(e, known.reads_back)
+                self.rule_reads.update(a.name for a, r in pairs if r and isinstance(a, ir.Var))
 
     def check_updated_by_calls(self) -> None:
         """Raise where a callee updates data in place that a derivative rule here reads when the backward pass runs

@@ -633,6 +633,21 @@ def test_index_lists_updated_in_place_down_a_recursion(n):
     assert_close(g.reshape(n, n), np.linalg.det(M) * np.linalg.inv(M).T)
 
 
-def test_data_a_helper_updates_after_a_rule_read_it_is_refused():
+def positions_changed_by_a_helper_in_a_try(a):
+    idx = [0, 1]
+    s = np.sum(a[idx] ** 2)
+    try:
+        _shift(idx)  # in an attempted statement's function, whose first parameter is its environment
+    except ValueError:
+        pass
+    return s + a[idx[0]]
+
+
+@pytest.mark.parametrize(
+    "fn", [positions_changed_by_a_helper_after_a_rule_read_them, positions_changed_by_a_helper_in_a_try]
+)
+def test_data_a_helper_updates_after_a_rule_read_it_is_refused(fn):
+    """Inside a `try` the update was matched to the wrong argument (the attempt's environment not skipped):
+    a silent wrong gradient."""
     with pytest.raises(chad.ChadError, match="this call updates `idx` in place"):
-        chad.grad(positions_changed_by_a_helper_after_a_rule_read_them)(np.array([1.0, 2.0, 3.0]))
+        chad.grad(fn)(np.array([1.0, 2.0, 3.0]))
