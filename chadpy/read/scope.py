@@ -170,6 +170,21 @@ def free_reads(nodes: list[gast.AST]) -> set[str]:
     return out
 
 
+Context = tuple[gast.AST, "gast.AST | None", tuple[int, ...], bool]  # node, parent, loops around it, nested
+
+
+def in_context(body: list[gast.stmt], scopes: tuple[type, ...] = (gast.FunctionDef, gast.Lambda)) -> Iterator[Context]:
+    """Each node of a function's body in the order of the source, with its parent, the loops around it (their
+    ids) and whether it is inside a nested scope (one of `scopes`: a nested function, by default)."""
+    todo: list[Context] = [(node, None, (), False) for node in reversed(body)]
+    while todo:
+        node, parent, loops, nested = todo.pop()
+        yield node, parent, loops, nested
+        inner = (*loops, id(node)) if isinstance(node, (gast.For, gast.While)) else loops
+        deeper = nested or isinstance(node, scopes)
+        todo.extend((child, node, inner, deeper) for child in reversed(children(node)))
+
+
 def outline(node: gast.AST) -> Iterator[gast.AST]:
     """The nodes of the tree that are not expressions nor in one (statements and what holds them),
     breadth first, in `walk`'s order: a statement is never inside an expression, so finding one

@@ -127,13 +127,15 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
         if isinstance(t, gast.Attribute)
     }
     s.given_back = {name for name, value in parsed.outside.items() if value is records.put_back}
-    s.read_back = {  # found on the statements as the user wrote them (before reads become calls here)
-        id(n): _read_back(n, place, s)
+    stores = [
+        (n, place)
         for n in scope.scope_walk(body, comprehensions=False)
         if isinstance(n, gast.stmt)
         and (_store_kind(n, s) is _STORE or s.declared and _declared_kind(n, s))
         and (place := _place(n)) is not None
-    }
+    ]
+    context = list(scope.in_context(body)) if stores else []  # as the user wrote it (before reads become calls)
+    s.read_back = {id(n): _read_back(n, place, s, context) for n, place in stores}
     if isinstance(s.node, gast.FunctionDef):
         s.node.body = _statements(parsed, s.node.body, s, names) or [gast.copy_location(gast.Pass(), s.node)]
 
@@ -388,16 +390,18 @@ def _place(stmt: gast.stmt) -> tuple[str, str | None, bool] | None:
     return None
 
 
-def _read_back(stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope) -> bool:
+def _read_back(stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope, context: list[scope.Context]) -> bool:
     """Whether the function may read what `stmt` stores again: a read of the attribute (of the variable, if it
     stores into the variable's own object) after it, or in a loop around it, or in a nested function; `self`
     itself passed on or its method called (which may read it). A value assigned anew (`self.best = f`) is
     not read back by a read before it; an object changed (`self.history.append(f)`) is by any read (an
-    earlier name of it sees the change)."""
+    earlier name of it sees the change). `context`: the function's nodes (`scope.in_context`)."""
     root, attr, rebinding = place
     inside = {id(n) for n in scope.walk(stmt)}
-    around = _loops_around(scope.function_body(s.node), stmt)
-    for node, parent, loops, nested in _nodes(scope.function_body(s.node), None, (), False):
+    around = next((set(loops) for node, _, loops, _ in context if node is stmt), set())
+    for node, parent, loops, nested in context:
+        if _method_called(node, parent):  # `self.m(...)`: `self` passed on
+            node, parent = node.value, None
         if id(node) in inside or not _reads_place(node, parent, root, attr):
             continue
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and parent.func.id in s.given_back:
@@ -422,30 +426,14 @@ def _reads_place(node: gast.AST, parent: gast.AST | None, root: str, attr: str |
     return whole and not isinstance(parent, gast.Attribute)  # `self` passed on (`self.m(...)`: below)
 
 
-def _nodes(nodes: list, parent: gast.AST | None, loops: tuple[int, ...], nested: bool):
-    """Each node of the function with its parent, the loops around it and whether it is in a nested function
-    (a method call `self.m(...)` is yielded as `self` passed on)."""
-    for node in nodes:
-        if not isinstance(node, gast.AST):
-            continue
-        call_of_method = (
-            isinstance(parent, gast.Call)
-            and node is parent.func
-            and isinstance(node, gast.Attribute)
-            and node.attr not in scope.MUTATING
-        )
-        yield (node.value, None, loops, nested) if call_of_method else (node, parent, loops, nested)
-        inner = (*loops, id(node)) if isinstance(node, (gast.For, gast.While)) else loops
-        deeper = nested or isinstance(node, (gast.FunctionDef, gast.Lambda))
-        yield from _nodes(scope.children(node), node, inner, deeper)
-
-
-def _loops_around(body: list[gast.stmt], stmt: gast.stmt) -> set[int]:
-    """The loops `stmt` is inside (their ids)."""
-    for node, _, loops, _ in _nodes(body, None, (), False):
-        if node is stmt:
-            return set(loops)
-    return set()
+def _method_called(node: gast.AST, parent: gast.AST | None) -> bool:
+    """`node` is `obj.m` in `obj.m(...)`, a method that is not one of a container's updates."""
+    return (
+        isinstance(parent, gast.Call)
+        and node is parent.func
+        and isinstance(node, gast.Attribute)
+        and node.attr not in scope.MUTATING
+    )
 
 
 def _jumps_out(node: gast.AST) -> bool:

@@ -61,7 +61,7 @@ class _Tree:
         self.uses: dict[str, dict[str, list[gast.Attribute]]] = {}  # name -> its attribute -> the nodes
         self.escapes: set[str] = set()  # names used otherwise than through an attribute, or a method called
         self.nested: set[str] = set()  # names with an attribute used inside a nested function
-        for node, parent, nested in _with_parents(body):
+        for node, parent, _, nested in scope.in_context(body, (gast.FunctionDef, gast.Lambda, gast.ClassDef)):
             self.parent[id(node)] = parent
             if isinstance(node, gast.AugAssign):
                 self.augmented.add(id(node.target))
@@ -162,16 +162,6 @@ def _returning(stmts: list[gast.stmt], given_back) -> list[gast.stmt]:
                 handler.body = _returning(handler.body, given_back)
         out.append(stmt)
     return out
-
-
-def _with_parents(body: list[gast.stmt]):
-    """Each node of the function's body with its parent and whether it is inside a nested function or class."""
-    todo = [(node, None, False) for node in reversed(body)]
-    while todo:
-        node, parent, nested = todo.pop()
-        yield node, parent, nested
-        inner = nested or isinstance(node, (gast.FunctionDef, gast.Lambda, gast.ClassDef))
-        todo.extend((child, node, inner) for child in reversed(scope.children(node)))
 
 
 def _is_attr(node: gast.AST, param: str, attr: str) -> bool:
