@@ -10,7 +10,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import UnsupportedSyntax
-from .scope import children
+from .scope import children, element_path
 from .source import ParsedFunction
 
 # Node types that need no check beyond visiting their children.
@@ -199,8 +199,8 @@ def _check_target(
             )
         return
     if isinstance(target, gast.Subscript):
-        inner = target.value.value if isinstance(target.value, gast.Subscript) else target.value
-        if elements and isinstance(inner, gast.Name):  # `x[i] = v`, `x[t][i] = v`, `a[i], b = v`: `assignments.py`
+        path = element_path(target)
+        if elements and len(path) <= 2 and isinstance(path[0].value, gast.Name):  # `x[i]`, `x[t][i]`, `a[i], b = v`
             return
         where = "an element three deep or of an attribute" if elements else "an element in this position"
         raise UnsupportedSyntax(

@@ -170,6 +170,15 @@ def free_reads(nodes: list[gast.AST]) -> set[str]:
     return out
 
 
+def element_path(target: gast.Subscript) -> list[gast.Subscript]:
+    """The subscripts of an element target, outermost first: `x[t]`, `x[t][k]` for `x[t][k]`; the first one's
+    value (`x`) is what the assignment writes into."""
+    path = [target]
+    while isinstance(path[0].value, gast.Subscript):
+        path.insert(0, path[0].value)
+    return path
+
+
 Context = tuple[gast.AST, "gast.AST | None", tuple[int, ...], bool]  # node, parent, loops around it, nested
 
 

@@ -239,8 +239,8 @@ def _store_kind(stmt: gast.stmt, s: _Scope) -> tuple[str, str] | None:
             return _STORE
         if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Attribute) and not _owned(t.value.value, s):
             return _STORE
-        inner = t.value.value if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Subscript) else t
-        if isinstance(inner, gast.Subscript) and isinstance(inner.value, gast.Name) and inner.value.id not in s.local:
+        written = scope.element_path(t)[0].value if isinstance(t, gast.Subscript) else None
+        if isinstance(written, gast.Name) and written.id not in s.local:
             return _STORE  # an element of outside data: `STATS["calls"] += 1`, `CACHE[k][i] = v`
     return None
 

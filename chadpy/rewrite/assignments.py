@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from ..names import NameSupply
-from ..read.scope import walk
+from ..read.scope import element_path, walk
 from ..read.source import ParsedFunction, Watch
 from ..runtime import numpy as numpy_runtime
 from .blocks import gast_name, rewrite_blocks
@@ -118,7 +118,7 @@ def _rewritten(stmt: gast.stmt, names: NameSupply) -> list[gast.stmt]:
         for target in stmt.targets:
             _assign(target, value, names, out)
     elif isinstance(stmt, gast.AugAssign):
-        keys = [key_expression(s.slice) for s in _path(stmt.target)]
+        keys = [key_expression(s.slice) for s in element_path(stmt.target)]
         keys = [k if _simple(k) else _bound(k, names, out, "key") for k in keys]
         current = _container(stmt.target)
         for k in keys:
@@ -143,19 +143,14 @@ def _assign(target: gast.expr, value: gast.expr, names: NameSupply, out: list[ga
         for t, p in zip(target.elts, parts):
             _assign(t, gast_name(p), names, out)
     elif isinstance(target, gast.Subscript):
-        out.append(_set(_container(target), *(key_expression(s.slice) for s in _path(target)), value))
+        out.append(_set(_container(target), *(key_expression(s.slice) for s in element_path(target)), value))
     else:
         out.append(gast.Assign([target], value, None))
 
 
-def _path(target: gast.Subscript) -> list[gast.Subscript]:
-    """The subscripts of `x[k]` or `x[t][k]`, outermost (`x[t]`) first."""
-    return [target.value, target] if isinstance(target.value, gast.Subscript) else [target]
-
-
 def _container(target: gast.Subscript) -> gast.Name:
     """The variable `x` of the target `x[k]` or `x[t][k]`."""
-    return gast_name(_path(target)[0].value.id)
+    return gast_name(element_path(target)[0].value.id)
 
 
 def _set(container: gast.Name, *keys_and_value: gast.expr) -> gast.Expr:

@@ -269,7 +269,7 @@ class _Function:
         ):  # `ob.a = v`, `ob.a *= v` on the function's own object
             slots = [(s, "value")]
         elif isinstance(s, (gast.Assign, gast.AugAssign)) and isinstance(target, gast.Subscript):
-            path = [target.value, target] if isinstance(target.value, gast.Subscript) else [target]  # `x[t][k]`
+            path = scope.element_path(target)  # `x[k]`, `x[t][k]`
             if not (isinstance(path[0].value, gast.Name) and path[0].value.id in self.local):
                 return None
             slots = [(s, "value"), *((p, "slice") for p in path)]
