@@ -2,6 +2,7 @@
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
 from . import rules  # noqa: F401  (registers the derivative rules)
+from .api.forward import jvp
 from .api.transforms import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .chad.stages import STAGES
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
@@ -21,6 +22,7 @@ __all__ = [
     "cost_report",
     "defvjp",
     "grad",
+    "jvp",
     "register_pytree",
     "reverse",
     "source",

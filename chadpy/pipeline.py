@@ -26,10 +26,11 @@ from .chad.returned_vectors import return_environment_vectors
 from .chad.stages import Stage
 from .chad.transform import chad_spec
 from .errors import ChadError
+from .forward.transform import Forward
 from .infer.inference import Program, Spec
 from .ir import nodes as ir
 from .ir.records import Constructor
-from .ir.types import VType
+from .ir.types import VType, inactive, is_active, tangent_of
 from .ir.verify import verify
 from .lower import objects
 from .lower.lowerer import Lowerer
@@ -176,11 +177,12 @@ def _read_source(fn: types.FunctionType, watch: Watch) -> ParsedFunction:
 class Compilation:
     """The derivative of one entry point for one argument signature, as the passes make it."""
 
-    fn: types.FunctionType
+    fn: types.FunctionType | ir.Function
     sig: tuple[VType, ...]
     stage: Stage
     simplify: bool = True
     annotate: bool = True
+    forward: bool = False  # forward mode: the entry's tangent code, compiled with nothing differentiated
     watch: Watch = field(default_factory=Watch)
     entry: Spec | None = None
     specs: list[Spec] = field(default_factory=list)
@@ -195,6 +197,34 @@ def infer(c: Compilation) -> None:
     c.entry = program.spec(c.fn, c.sig)
     c.specs = program.infer(c.entry)
     name_apart(c.specs)
+
+
+def forward(c: Compilation) -> None:
+    """Forward mode: each specialisation paired with tangents (a tangent parameter per active one), inferred again."""
+    if not c.forward:
+        return
+    c.fn, c.sig = forward_code(c.entry), forward_signature(c.sig)
+    c.forward = False
+    infer(c)
+
+
+def forward_code(entry: Spec) -> ir.Function:
+    """The forward form of an inferred entry point and of every function it reaches: <result, tangent>."""
+    return Forward().of(entry)
+
+
+def forward_signature(sig: tuple[VType, ...]) -> tuple[VType, ...]:
+    """The argument types of a forward form, with nothing differentiated: the parameters, then the tangents of
+    those a derivative flows through."""
+    return (*map(inactive, sig), *(tangent_of(t) for t in sig if is_active(t)))
+
+
+def forward_program(fn: object, sig: tuple[VType, ...], watch: Watch) -> tuple[ir.Function, Spec]:
+    """`fn` inferred at `sig` (active where a tangent comes in), and its forward form."""
+    program = Program(watch, lower_code)
+    entry = program.spec(fn, sig)
+    program.infer(entry)
+    return forward_code(entry), entry
 
 
 def chad(c: Compilation) -> None:
@@ -237,6 +267,7 @@ def codegen(c: Compilation) -> None:
 PASSES = (
     *FRONT_END,
     Pass("infer", infer, "typed ir"),
+    Pass("forward", forward, "typed ir"),
     Pass("chad", chad, "target"),
     Pass("returned_vectors", returned_vectors, "target"),
     *(Pass(name, _optimiser_pass(run), "target") for name, run in simplify.PASSES),
@@ -260,9 +291,17 @@ def generate_source(
     return _compiled(Compilation(fn, sig, stage, simplify, annotate)).generated
 
 
-def build(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True) -> Derivative:
-    """The derivative of `fn` for argument types `sig`, compiled and loaded."""
-    return load(generate_source(fn, sig, stage, simplify))
+def build(
+    fn: types.FunctionType | ir.Function,
+    sig: tuple[VType, ...],
+    stage: Stage,
+    simplify: bool = True,
+    forward: bool = False,
+    watch: Watch | None = None,
+) -> Derivative:
+    """The derivative of `fn` for argument types `sig` (with `forward`, its tangent code), compiled and loaded."""
+    c = Compilation(fn, sig, stage, simplify, forward=forward, watch=watch or Watch())
+    return load(_compiled(c).generated)
 
 
 def show(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, after: str, annotate: bool = True) -> str:

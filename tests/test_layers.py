@@ -23,6 +23,7 @@ STAGES = {
         "scalar",
         "sequences",
         "pointwise",
+        "tangents",
         "arrays",
         "array_cotangents",
         "cost",
@@ -42,6 +43,7 @@ STAGES = {
     "rules": [
         "kinds",
         "registry",
+        "tangents",
         "linalg",
         "numpy",
         "pointwise",
@@ -74,6 +76,7 @@ STAGES = {
         "lowerer",
     ],
     "infer": ["", "references", "ownership", "inference"],  # types
+    "forward": ["", "transform"],  # forward mode: typed core IR -> core IR with tangents
     # Fig. 7 and its extensions, below the transformation that dispatches to them
     "chad": ["", "returned_vectors", "stages", "writes", "context", "calls", "loops", "terms", "transform"],
     "optimise": [
@@ -88,7 +91,7 @@ STAGES = {
     ],
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run
-    "api": ["", "conversions", "plans", "transforms"],
+    "api": ["", "conversions", "plans", "transforms", "forward"],
     "": [""],  # the package itself (`__init__`): the public names
     "__main__": [""],  # the command line
 }

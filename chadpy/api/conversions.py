@@ -158,3 +158,66 @@ def _unshared(s: Scatter) -> bool:
         return False
     del base  # the count below must not include this name's own reference
     return _references(s.base) == _ALONE
+
+
+def tangent_from_user(tangent: object, t: VType, value: object) -> object:
+    """A user-given tangent (the primal value's structure) as forward-mode code takes it: floats, new float
+    arrays (the code may update them in place), the same containers; None where no derivative flows."""
+    if not is_active(t):
+        return None
+    if isinstance(t, Float):
+        return float(tangent)
+    if isinstance(t, Arr):
+        return np.array(tangent, dtype=float_dtype(value.dtype) if isinstance(value, np.ndarray) else float)
+    if isinstance(t, Tup):
+        items = [tangent_from_user(d, it, v) for d, it, v in zip(tangent, t.items, value)]
+        return t.cls(*items) if t.cls is not None else tuple(items)
+    if isinstance(t, Lst):
+        return [tangent_from_user(d, t.item, v) for d, v in zip(tangent, value)]
+    if isinstance(t, Dct):
+        fields = dict(t.fields) if t.fields is not None else dict.fromkeys(value, t.item)
+        return {k: tangent_from_user(tangent[k], fields[k], v) for k, v in value.items()}
+    if isinstance(t, Rec):
+        return new_record(t.cls, {k: tangent_from_user(getattr(tangent, k), f, getattr(value, k)) for k, f in t.fields})
+    raise ChadTypeError(f"a tangent for {t!r} is not supported")
+
+
+def tangent_to_user(tangent: object, value: object) -> object:
+    """A tangent from forward-mode code in the structure of the value it belongs to: zeros where none flowed
+    (JAX's convention), numbers as the value's kind of number."""
+    if tangent is None:
+        return _zero_tangent(value)
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        return (
+            np.asarray(tangent, dtype=float_dtype(value.dtype))
+            if isinstance(value, np.ndarray)
+            else type(value)(tangent)
+        )
+    if isinstance(value, float):
+        return float(tangent)
+    if isinstance(value, tuple):
+        items = [tangent_to_user(d, v) for d, v in zip(tangent, value)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [tangent_to_user(d, v) for d, v in zip(tangent, value)]
+    if isinstance(value, dict):
+        return {k: tangent_to_user(tangent.get(k) if isinstance(tangent, dict) else None, v) for k, v in value.items()}
+    if hasattr(value, "__dict__") and not callable(value):
+        parts = {k: tangent_to_user(getattr(tangent, k, None), v) for k, v in vars(value).items()}
+        return new_record(type(value), parts)
+    return tangent
+
+
+def _zero_tangent(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return np.zeros(value.shape, float_dtype(value.dtype))
+    if isinstance(value, (float, np.floating)):
+        return type(value)(0.0) if isinstance(value, np.floating) else 0.0
+    if isinstance(value, tuple):
+        items = [_zero_tangent(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_zero_tangent(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _zero_tangent(v) for k, v in value.items()}
+    return None

@@ -287,6 +287,30 @@ def inactive(t: VType) -> VType:
     return t
 
 
+def tangent_of(t: VType) -> VType:
+    """The type of the tangent of a value of type t (forward mode): a float's is a float, an array's a float
+    array of its rank, a container's or an object's the same structure of its parts' tangents, a function
+    value's the tuple of its captured values'; None where no derivative flows (an int, a constant part)."""
+    if not is_active(t):
+        return NONE
+    if isinstance(t, Float):
+        return FLOAT
+    if isinstance(t, Arr):
+        return Arr(t.rank, "f")
+    if isinstance(t, Tup):
+        return Tup(tuple(map(tangent_of, t.items)), t.cls)
+    if isinstance(t, Rec):
+        return Rec(t.cls, tuple((k, tangent_of(f)) for k, f in t.fields))
+    if isinstance(t, Lst):
+        return Lst(tangent_of(t.item))
+    if isinstance(t, Dct):
+        fields = tuple((k, tangent_of(f)) for k, f in t.fields) if t.fields is not None else None
+        return Dct(tangent_of(t.item) if t.item is not None else None, fields, t.key)
+    if isinstance(t, Fn):
+        return Tup(tuple(map(tangent_of, t.env)))
+    return NONE
+
+
 def dtype_of(t: VType) -> str:
     """The NumPy dtype kind a number of type t has in an array."""
     if isinstance(t, Arr):

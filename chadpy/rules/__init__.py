@@ -2,7 +2,7 @@
 
 SciPy is optional: its rules register only when it imports."""
 
-from . import linalg, numpy, pointwise, records, reductions, scalar, sequences, shape  # noqa: F401
+from . import linalg, numpy, pointwise, records, reductions, scalar, sequences, shape, tangents  # noqa: F401
 
 try:
     from . import special, stats  # noqa: F401

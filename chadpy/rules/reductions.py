@@ -17,6 +17,7 @@ from ..runtime import reductions as runtime
 from ..target.expressions import Expr, Lit, Obj, call, spelling
 from .kinds import UNKNOWN, KindRule, as_array, reduction
 from .registry import NONZERO, POSITIVE, PRIMITIVES, REALS, Primitive, numpy_function
+from .tangents import linear
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -103,7 +104,7 @@ _NORM_SAMPLES = (
 
 PRIMITIVES.update(
     {
-        np.sum: _reduction(np.sum, runtime.sum_ct, methods=("sum",)),
+        np.sum: _reduction(np.sum, runtime.sum_ct, methods=("sum",), jvp=linear(0)),
         np.mean: _reduction(np.mean, runtime.mean_ct, kind=mean_kind, methods=("mean",)),
         np.prod: _reduction(np.prod, runtime.prod_ct, with_y=True, methods=("prod",)),
         np.max: _reduction(np.max, runtime.extremum_ct, with_y=True, methods=("max",)),

@@ -110,6 +110,9 @@ class Primitive:
     # Argument lists where tests/test_rules.py checks `vjp` against finite differences: `Reals` are
     # sampled, other values are passed as they are (a list of `Reals` is a list of sampled values).
     samples: tuple[tuple[object, ...], ...] = ()
+    # (ts, y, *args) -> the result's tangent (`rules/tangents.py`: a term over primitives), given a tangent per
+    # argument (None where none flows in); pointwise formulas derive theirs from `vjp`
+    jvp: Callable | None = None
 
     @property
     def discrete(self) -> bool:
