@@ -2,7 +2,7 @@
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
 from . import rules  # noqa: F401  (registers the derivative rules)
-from .api.forward import jvp
+from .api.forward import hessian, hvp, jacfwd, jacobian, jacrev, jvp, stop_gradient  # noqa: F401
 from .api.transforms import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .chad.stages import STAGES
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
@@ -22,7 +22,13 @@ __all__ = [
     "cost_report",
     "defvjp",
     "grad",
+    "hessian",
+    "hvp",
+    "jacfwd",
+    "jacobian",
+    "jacrev",
     "jvp",
+    "stop_gradient",
     "register_pytree",
     "reverse",
     "source",

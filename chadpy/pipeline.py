@@ -11,6 +11,7 @@ program (CHAD and the optimiser's passes) or the generated module (the back end)
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import types
@@ -26,11 +27,11 @@ from .chad.returned_vectors import return_environment_vectors
 from .chad.stages import Stage
 from .chad.transform import chad_spec
 from .errors import ChadError
-from .forward.transform import Forward
+from .forward.transform import Forward, jvp_entry, tangent_output
 from .infer.inference import Program, Spec
 from .ir import nodes as ir
 from .ir.records import Constructor
-from .ir.types import VType, inactive, is_active, tangent_of
+from .ir.types import Tup, VType, inactive, is_active, tangent_of
 from .ir.verify import verify
 from .lower import objects
 from .lower.lowerer import Lowerer
@@ -193,13 +194,13 @@ class Compilation:
 
 def infer(c: Compilation) -> None:
     """Specialise the entry point, and every function it reaches, to the types of its arguments."""
-    program = Program(c.watch, lower_code)
+    program = Program(c.watch, lower_code, jvp_entry_of)
     c.entry = program.spec(c.fn, c.sig)
     c.specs = program.infer(c.entry)
     name_apart(c.specs)
 
 
-def forward(c: Compilation) -> None:
+def forward_mode(c: Compilation) -> None:
     """Forward mode: each specialisation paired with tangents (a tangent parameter per active one), inferred again."""
     if not c.forward:
         return
@@ -221,10 +222,34 @@ def forward_signature(sig: tuple[VType, ...]) -> tuple[VType, ...]:
 
 def forward_program(fn: object, sig: tuple[VType, ...], watch: Watch) -> tuple[ir.Function, Spec]:
     """`fn` inferred at `sig` (active where a tangent comes in), and its forward form."""
-    program = Program(watch, lower_code)
+    program = Program(watch, lower_code, jvp_entry_of)
     entry = program.spec(fn, sig)
     program.infer(entry)
     return forward_code(entry), entry
+
+
+def jvp_entry_of(code: object, sig: tuple[VType, ...], lifted: bool, watch: Watch) -> ir.Function:
+    """What `chad.jvp` of `code` at parameter types `sig` calls inside differentiated code: its forward form, made
+    in a program of its own (whatever differentiates the caller then differentiates it like any other code)."""
+    forward, _ = forward_program(code, sig, watch)
+    packed = len(sig) == 1 + lifted and isinstance(sig[-1], Tup) and _takes_star_args(code)
+    return jvp_entry(forward, sig, lifted, packed)
+
+
+def _takes_star_args(code: object) -> bool:
+    c = getattr(code, "__code__", None)
+    return c is not None and c.co_argcount == 0 and bool(c.co_flags & inspect.CO_VARARGS)
+
+
+def hessian_vector_program(
+    fn: object, sig: tuple[VType, ...], differentiated: tuple[int, ...], watch: Watch
+) -> tuple[ir.Function, tuple[VType, ...]]:
+    """Reverse over forward: the function of (params, tangents) giving the tangent of `fn` at `sig` (active where
+    a tangent comes in), and its argument types with the `differentiated` parameters active; its gradient with
+    respect to them is the Hessian-vector product along the tangents."""
+    code, _ = forward_program(fn, sig, watch)
+    outer = tuple(t if k in differentiated else inactive(t) for k, t in enumerate(sig))
+    return tangent_output(code), (*outer, *(tangent_of(t) for t in sig if is_active(t)))
 
 
 def chad(c: Compilation) -> None:
@@ -267,7 +292,7 @@ def codegen(c: Compilation) -> None:
 PASSES = (
     *FRONT_END,
     Pass("infer", infer, "typed ir"),
-    Pass("forward", forward, "typed ir"),
+    Pass("forward", forward_mode, "typed ir"),
     Pass("chad", chad, "target"),
     Pass("returned_vectors", returned_vectors, "target"),
     *(Pass(name, _optimiser_pass(run), "target") for name, run in simplify.PASSES),
@@ -285,10 +310,15 @@ def pass_named(name: str) -> Pass:
 
 
 def generate_source(
-    fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, simplify: bool = True, annotate: bool = True
+    fn: types.FunctionType,
+    sig: tuple[VType, ...],
+    stage: Stage,
+    simplify: bool = True,
+    annotate: bool = True,
+    forward: bool = False,
 ) -> Generated:
-    """The derivative of `fn` for argument types `sig`, as source text: every pass."""
-    return _compiled(Compilation(fn, sig, stage, simplify, annotate)).generated
+    """The derivative of `fn` for argument types `sig` (with `forward`, its tangent code), as source text."""
+    return _compiled(Compilation(fn, sig, stage, simplify, annotate, forward=forward)).generated
 
 
 def build(
@@ -304,13 +334,20 @@ def build(
     return load(_compiled(c).generated)
 
 
-def show(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, after: str, annotate: bool = True) -> str:
+def show(
+    fn: types.FunctionType,
+    sig: tuple[VType, ...],
+    stage: Stage,
+    after: str,
+    annotate: bool = True,
+    forward: bool = False,
+) -> str:
     """The program as it stands after the pass named `after` (see the module's docstring)."""
     p = pass_named(after)
     if p in FRONT_END:
         f = front_end(fn, Watch(), until=after)
         return gast.unparse(f.parsed.tree) if p.makes == "source" else ir.format_function(f.lowered) + "\n"
-    c = _compiled(Compilation(fn, sig, stage, annotate=annotate), until=after)
+    c = _compiled(Compilation(fn, sig, stage, annotate=annotate, forward=forward), until=after)
     if p.makes == "typed ir":
         return _typed(c.specs)
     if p.makes == "target":
@@ -318,12 +355,13 @@ def show(fn: types.FunctionType, sig: tuple[VType, ...], stage: Stage, after: st
     return c.generated.source
 
 
-def typed_ir(fn: types.FunctionType, sig: tuple[VType, ...]) -> str:
+def typed_ir(fn: types.FunctionType, sig: tuple[VType, ...], forward: bool = False) -> str:
     """The core IR of `fn` and of every function it calls, each specialised to the types it is called
     with, in the paper's `let ... in` form with every binder's type (a `'` marks a type that carries a
-    derivative: `float'`)."""
-    c = Compilation(fn, sig, stage=None)
+    derivative: `float'`); with `forward`, of its forward form (each value with its tangent)."""
+    c = Compilation(fn, sig, stage=None, forward=forward)
     infer(c)
+    forward_mode(c)
     return _typed(c.specs)
 
 

@@ -15,12 +15,25 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..chad.stages import stage_named
-from ..errors import ChadError, Loc
+from ..errors import ChadError, ChadTypeError, Loc
 from ..ir.types import VType, is_active
-from ..pipeline import build
+from ..pipeline import build, hessian_vector_program
 from ..read.source import Watch
-from .conversions import tangent_from_user, tangent_to_user
-from .plans import CACHE_ATTR, PRIMITIVE_CACHES, Place, Target, shape_key, signature, target_of
+from ..rules.registry import DERIVATIVE_HELPERS, written_in_python
+from ..runtime.tangents import from_columns, from_parts, stop_gradient, tangent_size, unit_tangents, zeros_like_tangent
+from .conversions import tangent_from_user, tangent_to_user, to_user
+from .plans import (
+    CACHE_ATTR,
+    PRIMITIVE_CACHES,
+    Place,
+    Target,
+    argument_positions,
+    marked_derivative,
+    shape_key,
+    signature,
+    target_of,
+)
+from .transforms import vjp
 
 
 class ForwardPlan(NamedTuple):
@@ -89,17 +102,234 @@ def jvp(f: Callable, primals: tuple | list, tangents: tuple | list, has_aux: boo
     return out, tangent_to_user(dout, out)
 
 
+class HessianVectorPlan(NamedTuple):
+    """Reverse over forward, ready for calls with one argument signature: `forward(*params, *tangents)` gives
+    the tangent of f and what `backward` reads; `backward(saved, 1.0)` the cotangent of each of them."""
+
+    forward: Callable
+    backward: Callable
+    watch: Watch | None
+    sig: tuple[VType, ...]
+
+
+def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...], wrt: tuple[int, ...]) -> Any:
+    """The cached reverse-over-forward derivative of `target` (tangents at `places`, the gradient with respect to
+    the parameters `wrt`)."""
+    fn = target.fn
+    cache = fn.__dict__.setdefault(CACHE_ATTR, {}) if isinstance(fn, types.FunctionType) else None
+    if cache is None:
+        cache = PRIMITIVE_CACHES.setdefault(fn, {})
+    key = ("hvp", places, wrt, tuple(map(shape_key, values)))
+    plan = cache.get(key)
+    if plan is None or plan.watch and not plan.watch.still_valid():
+        sig, watch = signature(values, places), Watch()
+        code, outer = hessian_vector_program(fn, sig, wrt, watch)
+        d = build(code, outer, stage_named("efficient"), watch=watch)
+        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig)
+    return plan
+
+
+def _scalar(value: Any, what: str) -> None:
+    if not (isinstance(value, (float, np.floating)) or isinstance(value, np.ndarray) and value.shape == ()):
+        raise ChadTypeError(f"{what} needs a scalar float output, got {type(value).__name__}")
+
+
+def hvp(f: Callable, primals: tuple | list, tangents: tuple | list, argnums: int | tuple[int, ...] = 0) -> Any:
+    """The Hessian of the scalar `f` at `primals` times `tangents` (one per argument), for the arguments in
+    `argnums` (JAX's `jvp(grad(f, argnums), primals, tangents)[1]`): reverse mode over forward mode, the
+    cost of a constant number of evaluations of f; the Hessian is never formed."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise ChadError(f"hvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
+    target = target_of(f)
+    values = target.values(primals, {})
+    places = target.places(range(len(primals)))
+    nums = argument_positions(argnums, len(primals))
+    wrt = tuple(places[i][0] for i in nums)
+    if any(places[i][1] is not None for i in nums):
+        raise ChadError("hvp with respect to an element of `*args` is not supported; name the parameter")
+    plan = hessian_vector_plan(target, values, places, wrt)
+    tangent, saved = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+    _scalar(tangent, "hvp")
+    cts = plan.backward(saved, 1.0)
+    out = tuple(to_user(cts[p], plan.sig[p], values[p]) for p in wrt)
+    return out[0] if isinstance(argnums, int) else out
+
+
 def _basis(value: Any) -> list[Any]:
-    """The unit tangents of a value, one per element, in NumPy's (C) order."""
-    if isinstance(value, (float, int, np.floating)):
+    """The unit tangents of a float or an array, one per element, in NumPy's (C) order."""
+    if isinstance(value, (float, int)):
         return [1.0]
-    a = np.asarray(value, dtype=float)
+    a = np.asarray(value)
+    if a.dtype.kind not in "fc":
+        raise ChadTypeError(f"a Jacobian with respect to a {type(value).__name__} of {a.dtype}: give floats")
     out = []
     for k in range(a.size):
-        e = np.zeros(a.size)
+        e = np.zeros(a.size, a.dtype)
         e[k] = 1.0
-        out.append(e.reshape(a.shape))
+        out.append(e.reshape(a.shape) if isinstance(value, np.ndarray) else type(value)(e[k]))
     return out
 
 
-__all__ = ["jvp"]
+def _zeros(value: Any) -> Any:
+    return tangent_to_user(None, value)
+
+
+def _stacked(columns: list[Any], out: Any, inp: Any, last: bool) -> Any:
+    """A Jacobian block of output `out` with respect to input `inp` from its columns (`last`: each column is the
+    derivative along one input element, laid on the input's axes after the output's) or rows (one per output
+    element, laid on the output's axes before the input's)."""
+    if isinstance(out, (tuple, list)):
+        parts = [_stacked([c[k] for c in columns], o, inp, last) for k, o in enumerate(out)]
+        return type(out)(parts) if not hasattr(out, "_fields") else type(out)(*parts)
+    out_shape, in_shape = np.shape(out), np.shape(inp)
+    stack = np.stack([np.asarray(c, dtype=float) for c in columns], axis=-1 if last else 0)
+    return stack.reshape(out_shape + in_shape)
+
+
+def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of f by forward mode, one `jvp` per input element: shape `out.shape + in.shape` (a tuple of
+    them for a tuple `argnums`); with has_aux, `(jacobian, aux)`."""
+    target_of(f)  # a value chadpy cannot differentiate fails now
+
+    def jacobian(*args: Any) -> Any:
+        nums = argument_positions(argnums, len(args))
+        blocks, out, aux = [], None, None
+        for i in nums:
+            columns = []
+            for e in _basis(args[i]):
+                tangents = tuple(e if k == i else _zeros(a) for k, a in enumerate(args))
+                if has_aux:
+                    out, column, aux = jvp(f, args, tangents, has_aux=True)
+                else:
+                    out, column = jvp(f, args, tangents)
+                columns.append(column)
+            blocks.append(_stacked(columns, out, args[i], last=True))
+        jac = blocks[0] if isinstance(argnums, int) else tuple(blocks)
+        return (jac, aux) if has_aux else jac
+
+    return marked_derivative(jacobian, None if has_aux else jacfwd, f, argnums)
+
+
+def jacrev(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
+    """The Jacobian of f by reverse mode, one pullback per output element: shape `out.shape + in.shape` (a tuple
+    of them for a tuple `argnums`); with has_aux, `(jacobian, aux)`."""
+    target_of(f)
+
+    def jacobian(*args: Any) -> Any:
+        nums = argument_positions(argnums, len(args))
+        if has_aux:
+            out, pullback, aux = vjp(f, *args, has_aux=True)
+        else:
+            (out, pullback), aux = vjp(f, *args), None
+        rows = [pullback(e) for e in _output_basis(out)]
+        blocks = tuple(_rows_of(rows, out, args[i], i) for i in nums)
+        jac = blocks[0] if isinstance(argnums, int) else blocks
+        return (jac, aux) if has_aux else jac
+
+    return marked_derivative(jacobian, None if has_aux else jacrev, f, argnums)
+
+
+jacobian = jacrev
+
+
+def _output_basis(out: Any) -> list[Any]:
+    """Unit cotangents of an output, one per element (a tuple's or list's in order of its parts)."""
+    if isinstance(out, (tuple, list)):
+        basis = []
+        for k, part in enumerate(out):
+            for e in _output_basis(part):
+                basis.append(type(out)(e if j == k else _zeros(p) for j, p in enumerate(out)))
+        return basis
+    return _basis(out)
+
+
+def _rows_of(rows: list[tuple], out: Any, inp: Any, i: int) -> Any:
+    """The block of input i from the pullbacks of the output's unit cotangents."""
+    if isinstance(out, (tuple, list)):
+        parts, start = [], 0
+        for part in out:
+            n = len(_output_basis(part))
+            parts.append(_rows_of(rows[start : start + n], part, inp, i))
+            start += n
+        return type(out)(parts)
+    return _stacked([r[i] if r[i] is not None else _zeros(inp) for r in rows], out, inp, last=False)
+
+
+def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
+    """The Hessian of the scalar f: one Hessian-vector product (reverse over forward) per input element, shape
+    `in.shape + in.shape` (for a tuple `argnums`, the blocks as a tuple of tuples)."""
+    target_of(f)
+
+    def hess(*args: Any) -> Any:
+        nums = argument_positions(argnums, len(args))
+        rows: list[list[Any]] = [[] for _ in nums]  # rows[a]: the blocks of input nums[a] against each input
+        for j in nums:
+            columns = []
+            for e in _basis(args[j]):
+                tangents = tuple(e if k == j else _zeros(a) for k, a in enumerate(args))
+                columns.append(hvp(f, args, tangents, argnums=tuple(nums)))
+            for a, i in enumerate(nums):
+                rows[a].append(_stacked([c[a] for c in columns], args[i], args[j], last=True))
+        if isinstance(argnums, int):
+            return rows[0][0]
+        return tuple(tuple(r) for r in rows)
+
+    return marked_derivative(hess, hessian, f, argnums)
+
+
+# Derivatives taken inside differentiated code (`lower/derivatives.py`), written in Python that chadpy reads: the
+# gradient one tangent per element of the argument, by `jvp`
+_IN_CODE = """
+def gradient(f, args, k):
+    x = args[k]
+    parts = []
+    for i in range(tangent_size(x)):
+        parts.append(jvp(f, args, unit_tangents(args, k, i))[1])
+    return from_parts(x, parts)
+
+
+def value(f, args):
+    return jvp(f, args, zeros_like_tangent(args))[0]
+
+
+def jacobian(f, args, k):
+    x = args[k]
+    columns = []
+    for i in range(tangent_size(x)):
+        columns.append(jvp(f, args, unit_tangents(args, k, i))[1])
+    return from_columns(value(f, args), x, columns)
+
+
+def hessian(f, args, k):
+    x = args[k]
+    columns = []
+    for i in range(tangent_size(x)):
+        columns.append(jvp(gradient, (f, args, k), (None, unit_tangents(args, k, i), None))[1])
+    return from_columns(x, x, columns)
+
+
+def hvp(f, primals, tangents):
+    return jvp(gradient, (f, primals, 0), (None, tangents, None))[1]
+"""
+_HELPERS = written_in_python(
+    _IN_CODE,
+    "derivatives",
+    {
+        "jvp": jvp,
+        "tangent_size": tangent_size,
+        "unit_tangents": unit_tangents,
+        "from_parts": from_parts,
+        "from_columns": from_columns,
+        "zeros_like_tangent": zeros_like_tangent,
+    },
+)
+DERIVATIVE_HELPERS.update(
+    grad=_HELPERS["gradient"],
+    value=_HELPERS["value"],
+    jacobian=_HELPERS["jacobian"],
+    hessian=_HELPERS["hessian"],
+    hvp=_HELPERS["hvp"],
+)
+for _name, _operator in {"jvp": jvp, "jacfwd": jacfwd, "jacrev": jacrev, "hessian": hessian, "hvp": hvp}.items():
+    _operator.__chad_operator__ = _name

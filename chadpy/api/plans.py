@@ -18,10 +18,10 @@ import numpy as np
 
 from ..chad.stages import stage_named
 from ..errors import ChadError, ChadTypeError, Loc
-from ..ir.types import Flag, Float, Tup, VType, is_active, of_value
+from ..ir.types import CODE_ATTR, Flag, Float, Tup, VType, is_active, of_value
 from ..pipeline import build
 from ..read.source import Watch
-from ..rules.registry import lookup
+from ..rules.registry import lookup, written_in_python
 from ..runtime.scalar import UNASSIGNED
 from .conversions import from_user, to_user
 
@@ -90,6 +90,9 @@ def target_of(f: Callable) -> Target:
     if isinstance(fn, functools.partial):
         inner = target_of(fn.func)
         return inner._replace(bound=(*inner.bound, *fn.args), keywords={**inner.keywords, **fn.keywords})
+    code = getattr(fn, CODE_ATTR, None)
+    if code is not None:  # a derivative chadpy made: the Python it is (`derivative_code`)
+        return target_of(code)
     if getattr(fn, DERIVATIVE_ATTR, False) or (getattr(fn, "__module__", None) or "").startswith("chadpy."):
         raise ChadError(
             f"`{getattr(fn, '__name__', fn)}` here is a derivative chadpy made (or part of chadpy's API): "
@@ -109,10 +112,25 @@ def target_of(f: Callable) -> Target:
     )
 
 
-def marked_derivative(f: Callable) -> Callable:
-    """Mark a function chadpy returns, so that differentiating it is a clear error, not a wrong number."""
+def marked_derivative(
+    f: Callable, operator: Callable | None = None, of: Callable | None = None, argnums: object = 0
+) -> Callable:
+    """Mark a function chadpy returns. With `operator` (`grad`, `jacfwd`, ...), the function `of` and `argnums` it
+    was made from, it is differentiable: its code is `operator(of, argnums)(*args)`, which chadpy reads
+    (`derivative_code`); otherwise differentiating it is a clear error, not a wrong number."""
     setattr(f, DERIVATIVE_ATTR, True)
+    if operator is not None and isinstance(unwrap(of), types.FunctionType):
+        setattr(f, CODE_ATTR, derivative_code(operator, unwrap(of), argnums))
     return f
+
+
+
+def derivative_code(operator: Callable, of: types.FunctionType, argnums: object) -> types.FunctionType:
+    """`operator(of, argnums)(*args)` written as a Python function chadpy reads: a derivative chadpy made,
+    differentiated again (inside, `lower/derivatives.py` takes the derivative in forward mode)."""
+    name = f"{operator.__chad_operator__}_of_{of.__name__}".replace("<", "").replace(">", "")
+    source = f"def {name}(*args):\n    return operator(of, argnums={argnums!r})(*args)\n"
+    return written_in_python(source, name, {"operator": operator, "of": of})[name]
 
 
 NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})  # their shape is their type

@@ -135,7 +135,8 @@ def _gradient_function(
         except Exception as error:
             raise _leaving(error)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
 
-    return marked_derivative(gradient_function)
+    operator = value_and_grad if with_value else grad
+    return marked_derivative(gradient_function, None if has_aux else operator, f, argnums)
 
 
 @_api
@@ -163,6 +164,10 @@ def grad(
     return _gradient_function(f, argnums, has_aux, simplify, stage, with_value=False)
 
 
+grad.__chad_operator__ = "grad"
+value_and_grad.__chad_operator__ = "value_and_grad"
+
+
 @_api
 def vjp(f: Callable, *primals: Any, has_aux: bool = False, simplify: bool = True, stage: str = "efficient") -> tuple:
     """`(f(*primals), pullback)`: `pullback(ct)` gives one cotangent per primal (a tuple)."""
@@ -188,6 +193,7 @@ def source(
     simplify: bool = True,
     annotate: bool = True,
     after: str | None = None,
+    mode: str = "reverse",
     **kwargs: Any,
 ) -> str:
     """The generated derivative of `f`, as Python source; with `stage="ir"`, the typed core IR
@@ -198,8 +204,12 @@ def source(
     With example arguments, for their types (all positional ones differentiated);
     otherwise for the types of the last differentiated call, or all-float parameters.
     `annotate` puts a comment on each part naming the CHAD rule that made it, and the
-    environment's slot layout on each scope.
+    environment's slot layout on each scope. `mode="forward"`: the forward-mode derivative (`chad.jvp`'s
+    code: each value with its tangent), the other half of CHAD.
     """
+    if mode not in ("reverse", "forward"):
+        raise ChadError(f"mode is 'reverse' or 'forward', not {mode!r}")
+    forward = mode == "forward"
     target = target_of(f)
     fn = target.fn
     if args or kwargs:
@@ -208,10 +218,10 @@ def source(
         cache = getattr(fn, "__dict__", {}).get(CACHE_ATTR, {})
         sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
     if stage == "ir":
-        return typed_ir(fn, sig)
+        return typed_ir(fn, sig, forward)
     if after is not None:
-        return show(fn, sig, stage_named(stage), after, annotate)
-    return generate_source(fn, sig, stage_named(stage), simplify, annotate).source
+        return show(fn, sig, stage_named(stage), after, annotate, forward)
+    return generate_source(fn, sig, stage_named(stage), simplify, annotate, forward).source
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..ir import nodes as ir
 from ..ir.types import Arr, Dct, Float, Lst, Tup, VType, is_active, is_number, tangent_of
 from ..names import NameSupply
 from ..rules.registry import resolve
-from ..rules.tangents import BROADCAST_LIKE, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule, term
+from ..rules.tangents import BROADCAST_LIKE, INDEX, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule, term
 
 
 class Forward:
@@ -127,6 +127,8 @@ class _Transform:
                 e: ir.Expr = ir.MakeTuple(args)
             elif isinstance(t.head, tuple) and t.head[0] == ITEM:
                 e = ir.Index(args[0], ir.Const(t.head[1]))
+            elif t.head == INDEX:
+                e = ir.Index(args[0], args[1])
             else:
                 op = t.head
                 if op.params is not None and len(args) < len(op.params):  # its defaults, as a call binds them
@@ -304,7 +306,7 @@ class _Transform:
                 raise UnknownFunction(f"`{op.name}` has a VJP from chadpy.defvjp but no tangent rule for forward mode")
             raise UnknownFunction(f"no tangent rule (JVP) for `{op.name}`: forward mode does not support it yet")
         ts = [None if (da := self.tangent(a)) is None else Term(da) for a in e.args]
-        out = rule(ts, Term(ir.Var(target)), *[term(a) for a in e.args])
+        out = rule(ts, Term(ir.Var(target)), *[Term(a, type=t) for a, t in zip(e.args, types)])
         if out is None:  # every part is zero (a constant's): the tangent is zeros
             zero = ir.Const(0.0) if isinstance(self.type_of(target), Float) else ir.Prim(ZEROS, [ir.Var(target)])
             self.tangents[target] = zero if isinstance(zero, ir.Const) else self.fresh("d" + target, zero)
@@ -430,3 +432,45 @@ def _tuple_type(tr: _Transform, target: tuple[str, ...]) -> VType:
 
 def _plain(a: ir.Atom) -> str:
     return a.name if isinstance(a, ir.Var) else "const"
+
+
+def tangent_output(code: ir.Function) -> ir.Function:
+    """A function of the same parameters as forward form `code` returning only the tangent of its result:
+    its gradient with respect to the primal parameters is a Hessian-vector product (reverse over forward)."""
+    pair, tangent = ir.Var("pair"), "tangent"
+    body = ir.Block(
+        [
+            ir.Let(pair.name, ir.Call(code, [ir.Var(p) for p in code.params]), code.loc),
+            ir.Let(tangent, ir.Proj(pair, ir.Const(1)), code.loc),
+        ],
+        ir.Var(tangent),
+    )
+    return ir.Function(f"{code.name}_tangent", list(code.params), body, code.loc, None)
+
+
+def jvp_entry(code: ir.Function, sig: tuple[VType, ...], lifted: bool, packed: bool = False) -> ir.Function:
+    """What `chad.jvp(f, primals, tangents)` inside differentiated code calls: a function of (f, the primals' tuple,
+    the tangents' tuple) running f's forward form `code` (inferred at `sig`: f's captured values, if `lifted`,
+    then its parameters, active where a tangent comes in) on f's captured values, the primals and the tangents of
+    the active ones (`packed`: f takes them as one `*args` tuple); its result is <f(*primals), tangent>."""
+    loc = code.loc
+    lets: list[ir.Let] = []
+    args: list[ir.Atom] = []
+    if lifted:
+        env = sig[0]
+        captured = [f"captured_{k}" for k in range(len(env.items))]
+        lets += [ir.Let(c, ir.EnvRead(ir.Var("fn"), ir.Const(k)), loc) for k, c in enumerate(captured)]
+        lets.append(ir.Let("env", ir.MakeTuple([ir.Var(c) for c in captured]), loc))
+        args.append(ir.Var("env"))
+    params = sig[1:] if lifted else sig
+    if packed:  # `def f(*args)`: the tuples as they are
+        primals, tangents = ("primals",), ("tangents",)
+    else:
+        primals = tuple(f"primal_{k}" for k in range(len(params)))
+        tangents = tuple(f"tangent_{k}" for k in range(len(params)))
+        lets += [ir.Let(p, ir.Proj(ir.Var("primals"), ir.Const(k)), loc) for k, p in enumerate(primals)]
+        lets += [ir.Let(t, ir.Proj(ir.Var("tangents"), ir.Const(k)), loc) for k, t in enumerate(tangents)]
+    args += [ir.Var(p) for p in primals]
+    args += [ir.Var(t) for t, kind in zip(tangents, params) if is_active(kind)]
+    lets.append(ir.Let("pair", ir.Call(code, args), loc))
+    return ir.Function(f"{code.name}_entry", ["fn", "primals", "tangents"], ir.Block(lets, ir.Var("pair")), loc, None)

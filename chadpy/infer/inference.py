@@ -40,6 +40,7 @@ from ..ir.types import (
     Rec,
     Tup,
     VType,
+    activated,
     dct,
     describe,
     dtype_of,
@@ -118,11 +119,29 @@ class Spec:
 class Program:
     """All specialisations needed to differentiate one entry point."""
 
-    def __init__(self, watch: Watch, lower: Callable[[object, Watch], ir.Function]):
+    def __init__(
+        self,
+        watch: Watch,
+        lower: Callable[[object, Watch], ir.Function],
+        jvp_entry: Callable[[object, tuple[VType, ...], bool, Watch], ir.Function] | None = None,
+    ):
         self.watch = watch
         self.lower = lower  # a user function's or class's code -> its IR (the front end: `pipeline.lower`)
         self.lowered: dict[object, ir.Function | ChadError] = {}
         self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
+        # code, the types of its parameters (active where a tangent comes in), lifted -> what `chad.jvp` of it calls
+        # (the forward transformation: `pipeline.jvp_entry`)
+        self.make_jvp_entry = jvp_entry
+        self.jvp_entries: dict[tuple[object, tuple[VType, ...]], ir.Function] = {}
+
+    def jvp_entry(self, code: object, sig: tuple[VType, ...], lifted: bool) -> ir.Function:
+        """What `chad.jvp` of `code` at parameter types `sig` calls (made once per code and types)."""
+        key = (code, sig)
+        if key not in self.jvp_entries:
+            if self.make_jvp_entry is None:
+                raise ChadError("chad.jvp inside differentiated code is not supported here")
+            self.jvp_entries[key] = self.make_jvp_entry(code, sig, lifted, self.watch)
+        return self.jvp_entries[key]
 
     def function(self, code: object, arity: int) -> ir.Function:
         """The IR of a function's code: lifted already, a primitive as a function, or lowered now."""
@@ -294,6 +313,8 @@ class _Infer:
             return Rec(e.cls, tuple(zip(e.names, values)))
         if isinstance(e, ir.MakeClosure):
             return Fn(e.code, tuple(self.atom(a) for a in e.captured))
+        if isinstance(e, ir.Jvp):
+            return self.jvp(e)
         if isinstance(e, ir.Apply) and e.catch is not None:  # an attempt: <ok, the exception, the result>
             result = self.applied(e)
             return BOTTOM if result is BOTTOM else Tup((BOOL, OBJECT, result))
@@ -400,6 +421,27 @@ class _Infer:
             return self.call(e, fn.code, (*args, *defaults), always=True)
         defaults = tuple(fn.env[k] for k in default_positions(fn.code, len(args)))
         return self.call(e, fn.code, (fn.env_type, *args, *defaults), always=True)
+
+    def jvp(self, e: ir.Jvp) -> VType:
+        """`chad.jvp(f, primals, tangents)`: the call of f's forward form at the primals' types (each part that can
+        carry a derivative given a tangent), made by the forward transformation (`Program.jvp_entry`)."""
+        fn, primals, tangents = self.atom(e.fn), self.atom(e.primals), self.atom(e.tangents)
+        if BOTTOM in (fn, primals, tangents):
+            return BOTTOM
+        if not isinstance(fn, Fn):
+            raise ChadTypeError(f"chad.jvp differentiates a function, not {describe(fn)}")
+        if not (isinstance(primals, Tup) and isinstance(tangents, Tup) and len(primals.items) == len(tangents.items)):
+            raise ChadTypeError("chad.jvp takes tuples of primals and tangents of the same length")
+        lifted = isinstance(fn.code, ir.Function) and fn.code.captured is not None
+        params = tuple(activated(t) for t in primals.items)
+        if _packed(fn.code):  # `def f(*args)`: its parameter is the tuple of them
+            params = (Tup(params),)
+        sig = (inactive(fn.env_type), *params) if lifted else params
+        code = self.program.function(fn.code, len(sig))
+        if len(code.params) != len(sig):
+            raise ChadTypeError(f"chad.jvp of `{code.name}` inside differentiated code: give every argument")
+        entry = self.program.jvp_entry(fn.code, sig, lifted)
+        return self.resolved(e, ir.Call(entry, [e.fn, e.primals, e.tangents]))
 
     def resolved(self, e: ir.Expr, call: ir.Call) -> VType:
         """The type of the call a method call, a property or an object's call makes here."""
@@ -531,6 +573,12 @@ class _Infer:
                     "parameter (`lambda y, k=k: ...`)"
                 )
         return types[0] if len(types) == 1 else Tup(tuple(types))
+
+
+def _packed(code: object) -> bool:
+    """Whether a function takes its arguments as one `*args` tuple and nothing else."""
+    c = getattr(code, "__code__", None)
+    return c is not None and c.co_argcount == 0 and c.co_kwonlyargcount == 0 and bool(c.co_flags & inspect.CO_VARARGS)
 
 
 def _with_calls(e: ChadError, spec: Spec) -> ChadError:

@@ -22,6 +22,7 @@ Python maps onto it as follows (one node per idea):
 | `obj.x = v` in `__init__` | `Prim` (`setattr`, a functional update) |
 | `lambda`, nested `def`; calling a function value | `MakeClosure`, `Apply` |
 | a statement of a `try` body (a call of a function of it, `rewrite/tries.py`) | `Apply` with `catch` |
+| `chad.jvp(f, primals, tangents)` inside differentiated code | `Jvp` (resolved to a call of f's forward form) |
 
 Functions as values are closure-converted (Section 9, Appendix C; `closures.py`):
 a `lambda` or nested `def` becomes `MakeClosure(code, captured)`, a pair of a
@@ -116,6 +117,17 @@ class Apply:
     fn: Atom
     args: list[Atom]
     catch: Atom | None = None
+
+
+@dataclass
+class Jvp:
+    """`chad.jvp(fn, primals, tangents)` inside differentiated code: the pair <fn(*primals), its tangent along
+    `tangents>` (both tuples). Inference resolves it to the call of fn's forward form, which the transformations
+    differentiate like any other code: the inner tangents are values, so perturbations are never confused."""
+
+    fn: Atom
+    primals: Atom
+    tangents: Atom
 
 
 @dataclass
@@ -255,6 +267,7 @@ Expr = (
     | MethodCall
     | MakeClosure
     | Apply
+    | Jvp
     | MakeTuple
     | MakeRecord
     | MakeList
@@ -322,6 +335,8 @@ def operands(e: Expr) -> list[Atom]:
             return [fn, *args, catch]
         case MakeClosure(_, captured):
             return list(captured)
+        case Jvp(fn, primals, tangents):
+            return [fn, primals, tangents]
         case MakeTuple(items) | MakeList(items):
             return list(items)
         case MakeDict(keys, values):
@@ -396,6 +411,8 @@ def format_expr(e: Expr, indent: str = "", types: Mapping[str, object] | None = 
             return f"{format_atom(fn)}({args(xs)})"
         case Apply(fn, xs, catch):
             return f"try {format_atom(fn)}({args(xs)}) except {format_atom(catch)}"
+        case Jvp(fn, primals, tangents):
+            return f"jvp {format_atom(fn)}({format_atom(primals)}; {format_atom(tangents)})"
         case MakeTuple(items):
             return f"<{args(items)}>"
         case MakeList(items):

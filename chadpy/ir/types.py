@@ -287,6 +287,24 @@ def inactive(t: VType) -> VType:
     return t
 
 
+def activated(t: VType) -> VType:
+    """t with a derivative flowing through every part of it that can carry one (the primals of a `jvp`)."""
+    if isinstance(t, Float):
+        return REAL
+    if isinstance(t, Arr):
+        return arr(t.rank, t.dtype, True)
+    if isinstance(t, Lst):
+        return Lst(activated(t.item))
+    if isinstance(t, Tup):
+        return Tup(tuple(map(activated, t.items)), t.cls)
+    if isinstance(t, Dct):
+        fields = tuple((k, activated(f)) for k, f in t.fields) if t.fields is not None else None
+        return Dct(activated(t.item) if t.item is not None else None, fields, t.key)
+    if isinstance(t, Rec):
+        return Rec(t.cls, tuple((k, activated(f)) for k, f in t.fields))
+    return t
+
+
 def tangent_of(t: VType) -> VType:
     """The type of the tangent of a value of type t (forward mode): a float's is a float, an array's a float
     array of its rank, a container's or an object's the same structure of its parts' tangents, a function
@@ -504,13 +522,15 @@ def of_value(value: object, active: bool) -> VType:
     if callable(value) and not isinstance(value, type):
         if active:
             raise ChadTypeError(f"cannot differentiate with respect to a function ({_name_of(value)}); choose argnums")
-        return Fn(getattr(value, "__chad_wrapped__", value))  # its code is read like a called function's
+        # its code is read like a called function's (a derivative chadpy made: the Python it is, `CODE_ATTR`)
+        return Fn(getattr(value, CODE_ATTR, None) or getattr(value, "__chad_wrapped__", value))
     if not active:
         return OBJECT
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
 
 
 _TYPING: set[int] = set()  # the records of_value is typing now
+CODE_ATTR = "__chad_code__"  # a derivative chadpy made (`grad(f)`): the Python function it is, which chadpy reads
 
 
 def _component(value: object, active: bool) -> VType:

@@ -23,13 +23,22 @@ from ..rewrite.as_written import AsWritten
 from ..rewrite.tries import Attempt
 from ..rules.registry import AS_PYTHON, DATA_METHODS, DISTRIBUTIONS, METHODS, lookup
 from ..rules.sequences import OVER_SEQUENCE
-from . import as_written, closures, desugar, objects, resolve, tries, updates
+from . import as_written, closures, derivatives, desugar, objects, resolve, tries, updates
 from .context import Lowering
 
 
 def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """The call `node`, by what its callee is (the cases in the module's docstring, in that order)."""
     func = node.func
+    if (
+        isinstance(func, gast.Call)
+        and isinstance(func.func, (gast.Name, gast.Attribute))
+        and not lw.resolver.is_local(func.func, env)
+    ):  # `chad.grad(f)(x)`
+        path, maker = lw.resolver.callee(func.func, env)
+        name = derivatives.operator(maker)
+        if name is not None:
+            return derivatives.applied(lw, name, func, node, env, lets)
     if isinstance(func, gast.Attribute) and lw.resolver.is_local(func.value, env):
         if scope.updated(node):  # `xs.pop()`, `d.setdefault(k, v)`: an update, and what it returns
             return updates.update(lw, node, env, lets)
@@ -44,6 +53,10 @@ def lower_call(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     if lw.resolver.is_local(func, env):  # a function value: a local name, `fs[i]`, `make(a)`, a lambda
         return apply(lw, lw.argument(func, env, lets), node, env, lets)
     path, fn = lw.resolver.callee(func, env)
+    if derivatives.operator(fn) == "jvp":
+        return derivatives.jvp(lw, node, env, lets)
+    if derivatives.operator(fn) == "hvp":
+        return derivatives.hvp(lw, node, env, lets)
     if isinstance(fn, AsWritten):  # a statement run as written
         return as_written.call(lw, fn, node, env, lets)
     if isinstance(fn, Attempt):  # a statement of a `try` body

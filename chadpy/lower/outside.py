@@ -22,6 +22,7 @@ import gast
 
 from ..errors import ChadError, UnsupportedSyntax
 from ..ir import nodes as ir
+from ..ir.types import CODE_ATTR
 from ..ir.records import is_record
 from ..read.source import ParsedFunction, Watch, is_missing
 from ..rules.registry import lookup
@@ -90,7 +91,7 @@ class Resolver:
     def callee(self, func: gast.expr, env: dict) -> tuple[str, object]:
         """The path and outside object a call's function (not a local value) names."""
         path, fn = self.static_path(func, env)
-        return path, getattr(fn, "__chad_wrapped__", fn)  # a function decorated with @chad.reverse
+        return path, _code(fn)
 
     def outside(self, path: str, value: object, node: gast.AST) -> ir.Expr:
         """An outside object used as a value: a function (a function value with nothing captured:
@@ -98,7 +99,7 @@ class Resolver:
         an object, a class. Data carries no derivative; the generated code refers to the object
         itself (never a copy), so a change to it between two calls shows in the second, and a
         rebinding of the name rebuilds the derivative (`source.Watch`)."""
-        value = getattr(value, "__chad_wrapped__", value)
+        value = _code(value)
         if isinstance(value, type):
             return ir.Ref(path, value)  # a class: data (`isinstance(v, float)`), even one with a rule (`float(x)`)
         if isinstance(value, types.FunctionType) or lookup(value) is not None:
@@ -120,3 +121,9 @@ class Resolver:
         if isinstance(value, (types.ModuleType, type)) or callable(value) and not is_record(value):
             return None
         return path, value
+
+
+def _code(fn: object) -> object:
+    """What chadpy reads for an outside function: a derivative chadpy made is the Python it is (`grad(f)` is
+    `grad(f)(*args)`, `CODE_ATTR`); a function decorated with `@chad.reverse` is the function."""
+    return getattr(fn, CODE_ATTR, None) or getattr(fn, "__chad_wrapped__", fn)

@@ -402,6 +402,8 @@ ATTRIBUTES: dict[str, object] = {}
 
 # Functions chadpy differentiates through Python written for them (`np.vectorize`: `rules/numpy.py`)
 AS_PYTHON: dict[object, object] = {}
+# Derivatives taken inside differentiated code (`chad.grad(f)(x)`): the Python written for each (`api/forward.py`)
+DERIVATIVE_HELPERS: dict[str, object] = {}
 
 
 def written_in_python(source: str, name: str, namespace: dict[str, object]) -> dict[str, object]:

@@ -21,6 +21,7 @@ from ..errors import ChadTypeError
 from ..ir.types import BOOL, BOTTOM, INT, NONE, OBJECT, REAL, SLICE, Arr, VType, describe
 from ..runtime import reductions as reductions_runtime
 from ..runtime import scalar as runtime
+from ..runtime import tangents as tangents_runtime
 from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from .kinds import (
     BOOL_RESULT,
@@ -54,6 +55,39 @@ from .registry import (
     sampled,
 )
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ, sum_builtin_kind
+from .tangents import ZEROS, Term, apply, linear
+
+# ---------------------------------------------------------------- tangent helpers of this family
+
+
+def _or_zeros(t: Term | None, x: Term) -> Term:
+    return t if t is not None else apply(ZEROS, x)
+
+
+# sum_i dx_i prod_{j != i} x_j: `math.prod`'s tangent (a zero element included), linear in dxs
+PROD_TANGENT = function(
+    tangents_runtime.prod_tangent,
+    lambda d, y, xs, dxs: [None, call(reductions_runtime.prod_seq_ct, d, xs)],
+    (2, 2),
+    containers=True,
+)
+PROD_TANGENT.jvp = lambda ts, y, xs, dxs: apply(PROD_TANGENT, xs, ts[1])
+# <p - q, dp - dq> / dist: `math.dist`'s tangent, linear in (dp, dq)
+DIST_TANGENT = function(
+    tangents_runtime.dist_tangent,
+    lambda d, y, dist, p, q, dp, dq: [
+        None,
+        None,
+        None,
+        call(reductions_runtime.dist_ct, d, dist, p, q),
+        call(reductions_runtime.dist_ct, d, dist, q, p),
+    ],
+    (5, 5),
+    containers=True,
+)
+DIST_TANGENT.jvp = lambda ts, y, dist, p, q, dp, dq: apply(
+    DIST_TANGENT, dist, p, q, _or_zeros(ts[3], dp), _or_zeros(ts[4], dq)
+)
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -86,6 +120,18 @@ def _binary(
 
 def _compare(name: str, symbol: str, kind: KindRule = compare) -> Primitive:
     return Primitive(name, lambda a, b: Compare(symbol, a, b), None, (2, 2), kind)
+
+
+def _extreme_jvp(b_wins: str) -> object:
+    """`max(a, b)`'s tangent: b's where b wins (strictly greater: Python keeps the first of equals), else a's."""
+
+    def jvp(ts: list, y: Term, a: Term, b: Term) -> Term:
+        wins = apply(b_wins, b, a)
+        da = ts[0] if ts[0] is not None else 0.0
+        db = ts[1] if ts[1] is not None else 0.0
+        return da + wins * (db - da) if ts[0] is not None else wins * db
+
+    return jvp
 
 
 def _max_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
@@ -148,7 +194,7 @@ OPERATORS.update(
         "//": _binary("floordiv", "//", None, ufunc=np.floor_divide),
         "@": MATMUL,
         "neg": _unary("neg", "-", _scalar(NEG)),
-        "pos": _unary("pos", "+", lambda d, y, a: [d]),
+        "pos": dataclasses.replace(_unary("pos", "+", lambda d, y, a: [d]), jvp=linear(0)),
         "not": Primitive("not", lambda a: UnaryOp("not", a), kind=BOOL_RESULT),
         "invert": Primitive("invert", lambda a: UnaryOp("~", a), kind=_invert_kind),  # discrete: ints and bools
         # comparisons: discrete
@@ -192,6 +238,7 @@ PRIMITIVES.update(
             containers=True,
             fn=math.fsum,
             samples=((_LIST,),),
+            jvp=linear(0),
         ),
         math.prod: function(
             math.prod,
@@ -200,6 +247,7 @@ PRIMITIVES.update(
             params=("iterable",),
             containers=True,
             samples=((_LIST,), ([REALS, 0.0, REALS],), (REALS.of(3, 2),)),
+            jvp=lambda ts, y, xs: apply(PROD_TANGENT, xs, ts[0]),
         ),
         math.dist: function(
             math.dist,
@@ -210,6 +258,7 @@ PRIMITIVES.update(
             (2, 2),
             containers=True,
             samples=((_LIST, _LIST), ([REALS], [REALS])),
+            jvp=lambda ts, y, p, q: apply(DIST_TANGENT, y, p, q, _or_zeros(ts[0], p), _or_zeros(ts[1], q)),
         ),
         # builtins
         builtins.abs: function(
@@ -224,9 +273,15 @@ PRIMITIVES.update(
             params=("base", "exp"),
             samples=((POSITIVE, POSITIVE),),
         ),
-        builtins.max: function(builtins.max, _max_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO),
-        builtins.min: function(builtins.min, _min_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO),
-        builtins.float: function(builtins.float, lambda d, y, x: [d], kind=fixed(REAL), samples=((REALS,),)),
+        builtins.max: function(
+            builtins.max, _max_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO, jvp=_extreme_jvp(">")
+        ),
+        builtins.min: function(
+            builtins.min, _min_vjp, (2, 2), kind=either, aliases="argument", samples=_TWO, jvp=_extreme_jvp("<")
+        ),
+        builtins.float: function(
+            builtins.float, lambda d, y, x: [d], kind=fixed(REAL), samples=((REALS,),), jvp=linear(0)
+        ),
         builtins.int: function(builtins.int, None, (1, 2), kind=INT_RESULT),
         builtins.bool: function(builtins.bool, None, kind=BOOL_RESULT),
         builtins.round: function(
@@ -306,3 +361,5 @@ JOINED_STR = Primitive(
 # Primitives whose n-ary calls are folded into chains of binary calls, left to right
 # (the order in which builtins.max/min compare, so ties resolve the same way).
 BINARY_FOLDS = {PRIMITIVES[builtins.max], PRIMITIVES[builtins.min]}
+PRIMITIVES[tangents_runtime.prod_tangent] = PROD_TANGENT
+PRIMITIVES[tangents_runtime.dist_tangent] = DIST_TANGENT

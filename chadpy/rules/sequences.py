@@ -40,6 +40,7 @@ from ..runtime import writes as writes
 from ..target.expressions import Attr, BinOp, CallX, call
 from .kinds import BOOL_RESULT, INDICES, INT_RESULT, NONE_RESULT, UNKNOWN, opaque
 from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
+from .tangents import ALL, Term, apply, index, linear
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -243,6 +244,7 @@ LIST_APPEND = Primitive(
     _append_type,
     saves=lambda y, xs, v: call(len, y) - 1,
     containers=True,  # the new element's position (later appends keep it)
+    jvp=linear(0, 1),
 )
 # The other in-place updates (`updates.py` lowers them; `ownership` checks them). Each returns the changed
 # container; a rule that needs where its element went saves it after the update.
@@ -254,6 +256,7 @@ LIST_EXTEND = Primitive(
     _extend_type,
     saves=lambda y, xs, ys: call(len, y) - call(len, ys),  # `updates` never passes xs as ys
     containers=True,
+    jvp=linear(0, 1),
 )
 LIST_INSERT = Primitive(
     "insert",
@@ -263,6 +266,7 @@ LIST_INSERT = Primitive(
     _insert_type,
     saves=lambda y, xs, i, v: call(runtime.inserted_position, y, i),
     containers=True,
+    jvp=linear(0, 2),
 )
 POP = Primitive(
     "pop",
@@ -273,6 +277,7 @@ POP = Primitive(
     saves=lambda y, xs, i: call(runtime.popped_position, y, i),
     containers=True,
     logged=True,
+    jvp=linear(0),
 )
 DICT_STORE = Primitive(
     "store",
@@ -281,6 +286,7 @@ DICT_STORE = Primitive(
     (3, 3),
     _store_type,
     containers=True,
+    jvp=linear(0, 2),
 )
 # `x[k] = v` written by the user (`assignments.py`): in place on an array, list or dict, logged (`runtime/writes.py`)
 STORE = Primitive(
@@ -292,6 +298,7 @@ STORE = Primitive(
     saves=lambda y, x, k, v: call(writes.write_position, y, k),  # a list's index, made non-negative
     containers=True,
     logged=True,
+    jvp=linear(0, 2),
 )
 # `x[t][k] = v` (`assignments.py`): x's element at t updated in place (`ownership` checks that nothing else holds it)
 STORE_IN = Primitive(
@@ -303,6 +310,7 @@ STORE_IN = Primitive(
     saves=lambda y, x, t, k, v: call(writes.positions_in, y, t, k),
     containers=True,
     logged=True,
+    jvp=linear(0, 3),
 )
 DICT_SETDEFAULT = Primitive(
     "setdefault",
@@ -311,6 +319,7 @@ DICT_SETDEFAULT = Primitive(
     (4, 4),
     _store_type,
     containers=True,
+    jvp=linear(0, 2),
 )
 # the user's `xs.append(v)`, `xs.extend(ys)`: logged, as a rule may read the list before it grew (a comprehension
 # builds its list with the unlogged LIST_APPEND: nothing reads it before it is made)
@@ -326,8 +335,15 @@ AFTER_UPDATE = Primitive(
     lambda types, consts: types[0],
     containers=True,
     in_place=Primitive(
-        "updated", lambda x, t: t, lambda d, y, x, t: [ZERO, d], (2, 2), lambda ts, consts: ts[1], containers=True
+        "updated",
+        lambda x, t: t,
+        lambda d, y, x, t: [ZERO, d],
+        (2, 2),
+        lambda ts, consts: ts[1],
+        containers=True,
+        jvp=linear(0, 1),
     ),
+    jvp=linear(0, 1),
 )
 # `views.py`: `base.__written_back__(view, how, key)` after writes through a view of base (`row = A[i]; row[0] = v`),
 # and `view.__viewed_again__(base, how, key)` after writes to base or another view of it: the derivatives of
@@ -341,6 +357,7 @@ WRITTEN_BACK = Primitive(
     _view_type,
     containers=True,
     logged=True,  # where `a op= b` made the view a new array, it is copied into the base
+    jvp=linear(0, 1),
 )
 VIEWED_AGAIN = Primitive(
     "viewed_again",
@@ -350,6 +367,7 @@ VIEWED_AGAIN = Primitive(
     _view_type,
     containers=True,
     aliases="view",  # of its base (`ownership` knows)
+    jvp=linear(0, 1),
 )
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, STORE_IN, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
@@ -364,6 +382,7 @@ DICT_GET = Primitive(
     params=("self", "key", "default"),
     defaults=(None,),
     fn=dict.get,
+    jvp=linear(0, 2),
 )
 ITEM_OR = Primitive(
     "item_or",
@@ -373,7 +392,33 @@ ITEM_OR = Primitive(
     _item_or_type,
     saves=lambda y, xs, j, default: j.compare("<", call(len, xs)),
     containers=True,
+    jvp=linear(0, 2),
 )
+
+
+def _dict_of_jvp(ts: list, y: Term, x: Term) -> Term:
+    """`dict(pairs)`'s tangent: the pairs' tangent values under the pairs' own keys (a pair's key has no tangent)."""
+    return Term(DICT_OF, [ts[0] if isinstance(x.type, Dct) else apply(REKEYED, x, ts[0])])
+
+
+def _rekeyed_type(types: list[VType], consts: list[object]) -> VType:
+    pairs, dpairs = types
+    keys = pairs.items if isinstance(pairs, Tup) else (pairs.item,) if isinstance(pairs, Lst) else ()
+    values = dpairs.items if isinstance(dpairs, Tup) else (dpairs.item,) if isinstance(dpairs, Lst) else ()
+    made = [Tup((k.items[0], v.items[1])) for k, v in zip(keys, values) if isinstance(k, Tup) and isinstance(v, Tup)]
+    return Tup(tuple(made)) if isinstance(pairs, Tup) else Lst(made[0] if made else BOTTOM)
+
+
+# the (key, value) pairs' tangents with the pairs' keys in place of theirs: what `dict(pairs)`'s tangent is made of
+REKEYED = Primitive(
+    "rekeyed",
+    lambda pairs, dpairs: call(runtime.rekeyed, pairs, dpairs),
+    lambda d, y, pairs, dpairs: [None, d],  # the cotangent of a pair's value is where it was
+    (2, 2),
+    _rekeyed_type,
+    containers=True,
+)
+REKEYED.jvp = linear(1)
 DICT_OF = Primitive(
     "dict",
     lambda x: call(dict, x),
@@ -382,6 +427,7 @@ DICT_OF = Primitive(
     _dict_of_type,
     saves=lambda y, x: call(runtime.pair_positions, x),
     containers=True,
+    jvp=_dict_of_jvp,
 )
 
 
@@ -403,6 +449,7 @@ MERGED_KEYWORDS = Primitive(
     (2, None),
     _merged_type,
     containers=True,
+    jvp=linear(*ALL),
 )
 TRANSPOSED = Primitive(
     "transposed",
@@ -411,6 +458,7 @@ TRANSPOSED = Primitive(
     (1, 1),
     _transposed_type,
     containers=True,
+    jvp=linear(0),
 )
 CONCAT = Primitive(
     "concat",
@@ -421,6 +469,7 @@ CONCAT = Primitive(
     saves=lambda y, a, b: call(len, a),
     containers=True,
     samples=((_LIST, [REALS]),),
+    jvp=linear(0, 1),
 )
 REPEAT = Primitive(
     "repeat",
@@ -431,6 +480,7 @@ REPEAT = Primitive(
     saves=lambda y, a, b: call(runtime.repeated_length, a, b),
     containers=True,
     samples=((_LIST, 2), (2, _LIST), (_LIST, 0)),
+    jvp=linear(0, 1),
 )
 SUM_SEQ = Primitive(
     "sum",
@@ -441,7 +491,13 @@ SUM_SEQ = Primitive(
     saves=lambda y, xs, start=None: call(len, xs),
     containers=True,
     samples=((_LIST,), (_LIST, REALS)),
+    jvp=linear(0, 1),
 )
+
+
+def _extreme_seq_jvp(largest: bool) -> object:
+    """`max(xs)`'s tangent: the tangent of the element Python returns (the first best)."""
+    return lambda ts, y, xs: index(ts[0], apply(ARGBEST, xs, largest))
 
 
 def _extreme_seq(fn: object) -> Primitive:
@@ -454,6 +510,7 @@ def _extreme_seq(fn: object) -> Primitive:
         containers=True,
         aliases="argument",
         samples=((_LIST,),),
+        jvp=_extreme_seq_jvp(fn is max),
     )
 
 
@@ -467,6 +524,7 @@ LIST_COPY = Primitive(
     _copy_type,
     containers=True,
     samples=((_LIST,),),
+    jvp=linear(0),
 )
 # `list(x)` of an array: its rows, whose cotangents {position: ...} are x's
 LIST_COPY.for_arrays = dataclasses.replace(
@@ -481,6 +539,7 @@ TUPLE_COPY = Primitive(
     (1, 1),
     _tuple_type,
     containers=True,
+    jvp=linear(0),
 )
 DICT_VALUES = Primitive(
     "values",
@@ -490,6 +549,7 @@ DICT_VALUES = Primitive(
     _values_type,
     saves=lambda y, dct: call(list, dct),
     containers=True,
+    jvp=linear(0),
 )
 DICT_KEYS = function(list, None, kind=_keys_type, name="keys", containers=True)
 POSITIONS = function(runtime.positions, None, kind=_keys_type, containers=True)  # what a `for` loop counts
@@ -526,6 +586,7 @@ WITHOUT_KEYS = Primitive(
     (2, 2),
     _without_keys_type,
     containers=True,
+    jvp=linear(0),
 )
 ARGBEST = function(runtime.argbest, None, (2, 2), kind=INT_RESULT)  # `max(xs, key=...)`'s position
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import UnknownFunction
 from ..ir import nodes as ir
-from ..ir.types import BOTTOM, Tup, VType, tangent_of
+from ..ir.types import BOTTOM, INT, Arr, Discrete, Float, Lst, Tup, VType, activated, is_active, tangent_of
 from ..runtime import tangents as runtime
 from ..runtime.array_cotangents import unbroadcast
 from ..runtime.numpy import safe_divisor
@@ -46,11 +46,12 @@ class Term:
     """A tangent rule's expression: an IR atom, a primitive applied to terms, a tuple of terms, or component
     `k` of a tuple-valued term. Operators build primitives' applications, as in the code they stand for."""
 
-    __slots__ = ("head", "args")
+    __slots__ = ("head", "args", "type")
 
-    def __init__(self, head: object, args: Sequence[Term] = ()):
+    def __init__(self, head: object, args: Sequence[Term] = (), type: VType | None = None):
         self.head = head  # an ir.Atom (a leaf), a Primitive, TUPLE, or (ITEM, k)
         self.args = tuple(args)
+        self.type = type  # an argument's type, where the transformation knows it
 
     def __add__(self, o: object) -> Term:
         return apply("+", self, o)
@@ -109,6 +110,12 @@ class Term:
 
 TUPLE = "tuple"
 ITEM = "item"
+INDEX = "index"
+
+
+def index(base: object, position: object) -> Term:
+    """`base[position]` for a position computed by the rule (`max(xs)`'s tangent: dxs at the winner's)."""
+    return Term(INDEX, [term(base), term(position)])
 
 
 def term(x: object) -> Term:
@@ -160,7 +167,7 @@ def _where_nonzero_jvp(ts: list, y: Term, mask: Term, v: Term) -> Term:
 # `v` where `mask` is non-zero, else 0: the derivative of `safe_divisor`, and a strong zero's mask
 WHERE_NONZERO = function(
     runtime.where_nonzero,
-    lambda d, y, mask, v: [None, call(runtime.where_nonzero, mask, d)],
+    lambda d, y, mask, v: [ZERO, call(runtime.where_nonzero, mask, d)],  # the mask: piecewise constant
     (2, 2),
     kind=elementwise("where_nonzero", "f"),
     elementwise=True,
@@ -170,7 +177,7 @@ WHERE_NONZERO.jvp = _where_nonzero_jvp
 # the tangent coming in is 0, not 0 * inf = NaN
 STRONG_ZERO = function(
     strong_zero,
-    lambda d, y, mask, ct: [None, call(strong_zero, mask, d)],
+    lambda d, y, mask, ct: [ZERO, call(strong_zero, mask, d)],
     (2, 2),
     kind=lambda types, consts: types[1],
     name="strong_zero",
@@ -188,14 +195,21 @@ SAFE_DIVISOR.jvp = lambda ts, y, x: apply(WHERE_NONZERO, x, ts[0])
 # always a new array: it never shares data with the tangent it came from
 BROADCAST_LIKE = function(
     runtime.broadcast_like,
-    lambda d, y, v, like: [call(unbroadcast, d, v), None],
+    lambda d, y, v, like: [call(unbroadcast, d, v), ZERO],  # `like` gives only a shape
     (2, 2),
     kind=lambda types, consts: types[1],
 )
 BROADCAST_LIKE.jvp = lambda ts, y, v, like: apply(BROADCAST_LIKE, ts[0], like)
+def _zeros_kind(t: VType) -> VType:
+    """The type of the zero tangent of a value of type t (an empty list's is an empty list)."""
+    if isinstance(t, Lst) and t.item is BOTTOM:
+        return t
+    return tangent_of(activated(t))
+
+
 # the zero tangent of a value: 0.0 for a float, a float array of zeros for an array, the same structure
 # for tuples, lists, dicts and objects, None where no derivative can flow (an int, a str)
-ZEROS = function(runtime.zeros_like_tangent, None, kind=lambda types, consts: tangent_of(types[0]))
+ZEROS = function(runtime.zeros_like_tangent, None, kind=lambda types, consts: _zeros_kind(types[0]))
 
 
 def _pow_base_tangent(m: Spelling, t: Term, a: Term, b: Term) -> Term:
@@ -253,13 +267,25 @@ def linear(*positions: int) -> Callable:
 
     def jvp(ts: list, y: Term, *xs: Term, op: Primitive) -> Term:
         args = list(xs)
-        for k in positions:
-            if k < len(xs):
+        for k in range(len(xs)) if positions == ALL else positions:
+            if k < len(xs) and (ts[k] is not None or carries_tangent(xs[k])):
                 args[k] = ts[k] if ts[k] is not None else apply(ZEROS, xs[k])
         return Term(op, args)
 
     jvp.linear_in = positions
     return jvp
+
+
+ALL = (-1,)  # `linear(*ALL)`: linear in every argument (`merged_keywords(*dicts)`)
+
+
+def carries_tangent(x: Term) -> bool:
+    """Whether an argument without a tangent is a value of a kind that has one (a constant float or array, whose
+    tangent is zeros), rather than an int, a str or None (kept as it is: `xs * 2`'s 2)."""
+    t = x.type
+    if t is None:
+        return not isinstance(x.constant, int) and x.atom != ir.Const(None)
+    return not isinstance(tangent_of(activated(t)), Discrete)
 
 
 def multilinear(*positions: int) -> Callable:
@@ -346,5 +372,60 @@ PART_OR_NONE = function(
 )
 PART_OR_NONE.jvp = linear(0)
 
-for _p in (WHERE_NONZERO, STRONG_ZERO, SAFE_DIVISOR, BROADCAST_LIKE, ZEROS, PART_OR_NONE):
+
+def _unit_tangents_kind(types: list[VType], consts: list[object]) -> VType:
+    args = types[0]
+    return Tup(tuple(tangent_of(activated(t)) for t in args.items)) if isinstance(args, Tup) else BOTTOM
+
+
+def _from_parts_kind(types: list[VType], consts: list[object]) -> VType:
+    x, parts = types
+    active = is_active(parts)
+    return Arr(x.rank, "f", active) if isinstance(x, Arr) else Float(active)
+
+
+# A gradient inside differentiated code, in forward mode (`api/forward.py`'s `gradient`): a tangent per element
+TANGENT_SIZE = function(runtime.tangent_size, None, kind=lambda types, consts: INT)
+UNIT_TANGENTS = function(runtime.unit_tangents, None, (3, 3), kind=_unit_tangents_kind)
+FROM_PARTS = function(
+    runtime.from_parts,
+    lambda d, y, x, parts: [ZERO, call(runtime.parts_ct, d, x)],
+    (2, 2),
+    kind=_from_parts_kind,
+    containers=True,
+)
+FROM_PARTS.jvp = linear(1)
+
+
+def _from_columns_kind(types: list[VType], consts: list[object]) -> VType:
+    out, x, columns = types
+    rank = lambda t: 0 if isinstance(t, Float) or t == INT else t.rank if isinstance(t, Arr) else None  # noqa: E731
+    total = None if rank(out) is None or rank(x) is None else rank(out) + rank(x)
+    return Float(is_active(columns)) if total == 0 else Arr(total, "f", is_active(columns))
+
+
+FROM_COLUMNS = function(
+    runtime.from_columns,
+    lambda d, y, out, x, columns: [ZERO, ZERO, call(runtime.columns_ct, d, out, x)],
+    (3, 3),
+    kind=_from_columns_kind,
+    containers=True,
+)
+FROM_COLUMNS.jvp = linear(2)
+
+# `chad.stop_gradient(x)`: x, through which no derivative flows (discrete: no rule, its result inactive)
+STOP_GRADIENT = function(runtime.stop_gradient, None, kind=lambda types, consts: types[0], aliases="argument")
+
+for _p in (
+    TANGENT_SIZE,
+    UNIT_TANGENTS,
+    FROM_PARTS,
+    STOP_GRADIENT,
+    WHERE_NONZERO,
+    STRONG_ZERO,
+    SAFE_DIVISOR,
+    BROADCAST_LIKE,
+    ZEROS,
+    PART_OR_NONE,
+):
     PRIMITIVES[_p.fn] = _p

@@ -253,3 +253,8 @@ def merged_keywords_ct(d: object, *kws: dict) -> tuple:
     if d is Zero:
         return (Zero,) * len(kws)
     return tuple({k: d[k] for k in kw if k in d} or Zero for kw in kws)
+
+
+def rekeyed(pairs: object, dpairs: object) -> list:
+    """The (key, value) pairs' tangents with each pair's own key: what `dict(pairs)`'s tangent is made of."""
+    return [(pair[0], dpair[1]) for pair, dpair in zip(pairs, dpairs)]

@@ -51,3 +51,82 @@ def zeros_like_tangent(x: Any) -> Any:
 def part_or_none(pair: Any, k: int) -> Any:
     """Component k of an attempt's completed result (`rewrite/tries.py`), None where the attempt raised."""
     return None if pair is None else pair[k]
+
+
+def prod_tangent(xs: Any, dxs: Any) -> Any:
+    """`math.prod(xs)`'s tangent: the sum over i of dxs[i] times the product of the others (no division: a zero
+    element is fine)."""
+    xs, dxs = list(xs), list(dxs)
+    left, lefts = 1.0, []
+    for x in xs:
+        lefts.append(left)
+        left = left * x
+    out, right = 0.0, 1.0
+    for k in range(len(xs) - 1, -1, -1):
+        out = out + dxs[k] * lefts[k] * right
+        right = right * xs[k]
+    return out
+
+
+def dist_tangent(dist: float, p: Any, q: Any, dp: Any, dq: Any) -> float:
+    """`math.dist(p, q)`'s tangent: <p - q, dp - dq> / dist, 0 where p == q (as `hypot`'s)."""
+    if dist == 0:
+        return 0.0
+    return sum((a - b) * (da - db) for a, b, da, db in zip(p, q, dp, dq)) / dist
+
+
+def stop_gradient(x: Any) -> Any:
+    """x itself; inside differentiated code, a constant: no derivative flows through it."""
+    return x
+
+
+def tangent_size(x: Any) -> int:
+    """How many unit tangents a float or an array has (a gradient taken in forward mode takes one each)."""
+    if isinstance(x, (float, np.floating)):
+        return 1
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return x.size
+    raise TypeError(
+        f"a gradient inside differentiated code is taken with respect to floats and float arrays, not {x!r}"
+    )
+
+
+def unit_tangents(args: tuple, k: int, i: int) -> tuple:
+    """Zero tangents of the arguments, but for element i of argument k, which is 1 (a unit tangent)."""
+    out = tuple(map(zeros_like_tangent, args))
+    x = args[k]
+    if isinstance(x, np.ndarray):
+        out[k].reshape(-1)[i] = 1.0
+        return out
+    return (*out[:k], 1.0, *out[k + 1 :])
+
+
+def from_parts(x: Any, parts: list) -> Any:
+    """A gradient with respect to x from its parts, one per element of x (in NumPy's order)."""
+    if isinstance(x, np.ndarray):
+        return np.array(parts, dtype=float).reshape(x.shape)
+    return parts[0]
+
+
+def parts_ct(d: Any, x: Any) -> dict:
+    """The cotangent of `from_parts(x, parts)`'s parts: each element of d at its position."""
+    if isinstance(x, np.ndarray):
+        flat = np.asarray(d, dtype=float).reshape(-1)
+        return {k: float(v) for k, v in enumerate(flat)}
+    return {0: d}
+
+
+def from_columns(out: Any, x: Any, columns: list) -> Any:
+    """A Jacobian of a value like `out` with respect to x from its columns, one per element of x: the output's axes,
+    then x's."""
+    shape = np.shape(out) + np.shape(x)
+    if not shape:
+        return columns[0]
+    return np.stack([np.asarray(c, dtype=float) for c in columns], axis=-1).reshape(shape)
+
+
+def columns_ct(d: Any, out: Any, x: Any) -> dict:
+    """The cotangent of `from_columns(out, x, columns)`'s columns: each column's part of d."""
+    flat = np.asarray(d, dtype=float).reshape(np.shape(out) + (-1,))
+    scalar = np.ndim(out) == 0
+    return {k: float(flat[..., k]) if scalar else flat[..., k] for k in range(flat.shape[-1])}
