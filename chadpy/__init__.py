@@ -2,12 +2,13 @@
 with the Efficient CHAD algorithm (Smeding & Vakar)."""
 
 from . import rules  # noqa: F401  (registers the derivative rules)
-from .api.forward import hessian, hvp, jacfwd, jacobian, jacrev, jvp, stop_gradient  # noqa: F401
+from .api.forward import hessian, hvp, jacfwd, jacobian, jacrev, jvp
 from .api.transforms import CostReport, Reverse, cost_report, grad, reverse, source, value_and_grad, vjp
 from .chad.stages import STAGES
 from .errors import ChadError, ChadTypeError, UnknownFunction, UnsupportedSyntax
 from .ir.records import register_pytree
 from .rules.registry import defvjp
+from .runtime.tangents import stop_gradient
 from .runtime.cotangents import Zero
 
 __all__ = [

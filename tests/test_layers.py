@@ -72,6 +72,7 @@ STAGES = {
         "unpacking",
         "objects",
         "updates",
+        "derivatives",
         "calls",
         "lowerer",
     ],

@@ -162,7 +162,10 @@ def _unshared(s: Scatter) -> bool:
 
 def tangent_from_user(tangent: object, t: VType, value: object) -> object:
     """A user-given tangent (the primal value's structure) as forward-mode code takes it: floats, new float
-    arrays (the code may update them in place), the same containers; None where no derivative flows."""
+    arrays (the code may update them in place), the same containers; None where no derivative flows (0.0 for a
+    float part of a container: `types.component_tangent`)."""
+    if isinstance(t, Float) and not t.active:
+        return 0.0
     if not is_active(t):
         return None
     if isinstance(t, Float):

@@ -20,7 +20,7 @@ from ..ir.types import VType, is_active
 from ..pipeline import build, hessian_vector_program
 from ..read.source import Watch
 from ..rules.registry import DERIVATIVE_HELPERS, written_in_python
-from ..runtime.tangents import from_columns, from_parts, stop_gradient, tangent_size, unit_tangents, zeros_like_tangent
+from ..runtime.tangents import from_columns, from_parts, tangent_size, unit_tangents, zeros_like_tangent
 from .conversions import tangent_from_user, tangent_to_user, to_user
 from .plans import (
     CACHE_ATTR,
@@ -33,7 +33,7 @@ from .plans import (
     signature,
     target_of,
 )
-from .transforms import vjp
+from .transforms import _api, vjp
 
 
 class ForwardPlan(NamedTuple):
@@ -64,22 +64,28 @@ def forward_plan(target: Target, values: tuple, places: tuple[Place, ...]) -> Fo
 def tangent_arguments(plan: ForwardPlan, values: tuple, places: tuple[Place, ...], tangents: tuple) -> list:
     """The tangent parameters of a forward form, from the user's tangents of the arguments at `places`."""
     given: dict[int, Any] = {}
+    packed: dict[int, dict[int, Any]] = {}  # `*args`: the elements given tangents
     for (p, j), t in zip(places, tangents):
         if j is None:
             given[p] = t
-        else:  # an element of the `*args` tuple
-            given.setdefault(p, {})[j] = t
-    out = []
-    for p, (t, v) in enumerate(zip(plan.sig, values)):
-        if not is_active(t):
-            continue
-        d = given[p]
-        if isinstance(d, dict):  # `*args`: the elements given tangents, None for the others
-            d = tuple(d.get(j) for j in range(len(v)))
-        out.append(tangent_from_user(d, t, v))
-    return out
+        else:
+            packed.setdefault(p, {})[j] = t
+    for p, elements in packed.items():  # None for the elements given none
+        given[p] = tuple(elements.get(j) for j in range(len(values[p])))
+    return [tangent_from_user(given[p], t, v) for p, (t, v) in enumerate(zip(plan.sig, values)) if is_active(t)]
 
 
+def forward_at(f: Callable, args: tuple, argnums: tuple[int, ...], tangents: tuple) -> tuple:
+    """(f(*args), its tangent) along `tangents` of the arguments at positions `argnums` (the others constants)."""
+    target = target_of(f)
+    values = target.values(tuple(args), {})
+    places = target.places(argnums)
+    plan = forward_plan(target, values, places)
+    (out, dout), _ = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+    return out, dout
+
+
+@_api
 def jvp(f: Callable, primals: tuple | list, tangents: tuple | list, has_aux: bool = False) -> tuple:
     """`(f(*primals), the derivative of f at primals applied to tangents)`, in one forward pass.
 
@@ -90,11 +96,7 @@ def jvp(f: Callable, primals: tuple | list, tangents: tuple | list, has_aux: boo
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ChadError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
-    target = target_of(f)
-    values = target.values(primals, {})
-    places = target.places(range(len(primals)))
-    plan = forward_plan(target, values, places)
-    (out, dout), _ = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+    out, dout = forward_at(f, primals, tuple(range(len(primals))), tangents)
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
             raise ChadError("has_aux=True needs the function to return a pair (output, aux)")
@@ -134,6 +136,25 @@ def _scalar(value: Any, what: str) -> None:
         raise ChadTypeError(f"{what} needs a scalar float output, got {type(value).__name__}")
 
 
+def hessian_vector_at(f: Callable, args: tuple, along: tuple[int, ...], tangents: tuple, wrt: tuple[int, ...]) -> tuple:
+    """The Hessian of the scalar f at args, for the arguments at positions `wrt`, times `tangents` of the arguments
+    at positions `along` (the others constants): reverse mode over forward mode, one tuple per `wrt`."""
+    target = target_of(f)
+    values = target.values(tuple(args), {})
+    places = target.places(along)
+    parameters = target.places(wrt)
+    if any(j is not None for _, j in parameters):
+        raise ChadError("a Hessian with respect to an element of `*args` is not supported; name the parameter")
+    plan = hessian_vector_plan(target, values, places, tuple(p for p, _ in parameters))
+    tangent, saved = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+    if tangent is None:  # the tangent is constant along `tangents`: the product is zero
+        return tuple(tangent_to_user(None, values[p]) for p, _ in parameters)
+    _scalar(tangent, "a Hessian-vector product")
+    cts = plan.backward(saved, 1.0)
+    return tuple(to_user(cts[p], plan.sig[p], values[p]) for p, _ in parameters)
+
+
+@_api
 def hvp(f: Callable, primals: tuple | list, tangents: tuple | list, argnums: int | tuple[int, ...] = 0) -> Any:
     """The Hessian of the scalar `f` at `primals` times `tangents` (one per argument), for the arguments in
     `argnums` (JAX's `jvp(grad(f, argnums), primals, tangents)[1]`): reverse mode over forward mode, the
@@ -141,18 +162,8 @@ def hvp(f: Callable, primals: tuple | list, tangents: tuple | list, argnums: int
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ChadError(f"hvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
-    target = target_of(f)
-    values = target.values(primals, {})
-    places = target.places(range(len(primals)))
     nums = argument_positions(argnums, len(primals))
-    wrt = tuple(places[i][0] for i in nums)
-    if any(places[i][1] is not None for i in nums):
-        raise ChadError("hvp with respect to an element of `*args` is not supported; name the parameter")
-    plan = hessian_vector_plan(target, values, places, wrt)
-    tangent, saved = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
-    _scalar(tangent, "hvp")
-    cts = plan.backward(saved, 1.0)
-    out = tuple(to_user(cts[p], plan.sig[p], values[p]) for p in wrt)
+    out = hessian_vector_at(f, primals, tuple(range(len(primals))), tangents, nums)
     return out[0] if isinstance(argnums, int) else out
 
 
@@ -187,6 +198,7 @@ def _stacked(columns: list[Any], out: Any, inp: Any, last: bool) -> Any:
     return stack.reshape(out_shape + in_shape)
 
 
+@_api
 def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of f by forward mode, one `jvp` per input element: shape `out.shape + in.shape` (a tuple of
     them for a tuple `argnums`); with has_aux, `(jacobian, aux)`."""
@@ -198,12 +210,10 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
         for i in nums:
             columns = []
             for e in _basis(args[i]):
-                tangents = tuple(e if k == i else _zeros(a) for k, a in enumerate(args))
+                out, column = forward_at(f, args, (i,), (e,))
                 if has_aux:
-                    out, column, aux = jvp(f, args, tangents, has_aux=True)
-                else:
-                    out, column = jvp(f, args, tangents)
-                columns.append(column)
+                    out, column, aux = out[0], None if column is None else column[0], out[1]
+                columns.append(tangent_to_user(column, out))
             blocks.append(_stacked(columns, out, args[i], last=True))
         jac = blocks[0] if isinstance(argnums, int) else tuple(blocks)
         return (jac, aux) if has_aux else jac
@@ -211,6 +221,7 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
     return marked_derivative(jacobian, None if has_aux else jacfwd, f, argnums)
 
 
+@_api
 def jacrev(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False) -> Callable:
     """The Jacobian of f by reverse mode, one pullback per output element: shape `out.shape + in.shape` (a tuple
     of them for a tuple `argnums`); with has_aux, `(jacobian, aux)`."""
@@ -256,6 +267,7 @@ def _rows_of(rows: list[tuple], out: Any, inp: Any, i: int) -> Any:
     return _stacked([r[i] if r[i] is not None else _zeros(inp) for r in rows], out, inp, last=False)
 
 
+@_api
 def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
     """The Hessian of the scalar f: one Hessian-vector product (reverse over forward) per input element, shape
     `in.shape + in.shape` (for a tuple `argnums`, the blocks as a tuple of tuples)."""
@@ -267,8 +279,7 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
         for j in nums:
             columns = []
             for e in _basis(args[j]):
-                tangents = tuple(e if k == j else _zeros(a) for k, a in enumerate(args))
-                columns.append(hvp(f, args, tangents, argnums=tuple(nums)))
+                columns.append(hessian_vector_at(f, args, (j,), (e,), nums))
             for a, i in enumerate(nums):
                 rows[a].append(_stacked([c[a] for c in columns], args[i], args[j], last=True))
         if isinstance(argnums, int):

@@ -124,7 +124,6 @@ def marked_derivative(
     return f
 
 
-
 def derivative_code(operator: Callable, of: types.FunctionType, argnums: object) -> types.FunctionType:
     """`operator(of, argnums)(*args)` written as a Python function chadpy reads: a derivative chadpy made,
     differentiated again (inside, `lower/derivatives.py` takes the derivative in forward mode)."""

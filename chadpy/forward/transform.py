@@ -20,14 +20,15 @@ exact on the tangents too.
 from __future__ import annotations
 
 import dataclasses
+import types
 
 from ..errors import ChadTypeError, Loc, UnknownFunction
-from ..infer.inference import Spec, default_positions
+from ..infer.inference import Spec, default_positions, python_defaults
 from ..ir import nodes as ir
 from ..ir.types import Arr, Dct, Float, Lst, Tup, VType, is_active, is_number, tangent_of
 from ..names import NameSupply
 from ..rules.registry import resolve
-from ..rules.tangents import BROADCAST_LIKE, INDEX, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule, term
+from ..rules.tangents import BROADCAST_LIKE, INDEX, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule
 
 
 class Forward:
@@ -91,23 +92,30 @@ class _Transform:
             return self.tangents[a.name]
         return None
 
+    def part(self, a: ir.Atom) -> ir.Atom:
+        """The tangent of a part of an active container: 0.0 for a float no derivative flows through, None for
+        another such part (`types.component_tangent`)."""
+        if self.active(a):
+            return self.tangents[a.name]
+        return ir.Const(0.0) if isinstance(self.type_of(a), Float) else ir.Const(None)
+
     def tangent_as(self, a: ir.Atom, t: VType) -> ir.Atom:
         """a's tangent as a value of type t's (a join's, a loop state's, a parameter's): zeros where a carries
         none but t does, a tuple's components each made so."""
         if not is_active(t):
-            return ir.Const(None)
+            return ir.Const(0.0) if isinstance(t, Float) else ir.Const(None)
         source = self.type_of(a)
-        if not is_active(source):
+        if not is_active(source) and not (isinstance(source, Tup) and isinstance(t, Tup)):
             return ir.Const(0.0) if isinstance(t, Float) else self.fresh("zeros", ir.Prim(ZEROS, [a]))
         if _same_tangent(source, t):
             return self.tangents[a.name]
         if isinstance(source, Tup) and isinstance(t, Tup) and len(source.items) == len(t.items):
-            da = self.tangents[a.name]
+            da = self.tangents.get(a.name) if isinstance(a, ir.Var) else None  # None: a constant tuple
             parts = []
             for k, (s, u) in enumerate(zip(source.items, t.items)):
                 part = self.fresh("part", ir.Proj(a, ir.Const(k)))
                 self.spec.types[part.name] = s
-                if is_active(s):
+                if is_active(s) and da is not None:
                     self.tangents[part.name] = self.fresh("dpart", ir.Proj(da, ir.Const(k)))
                 parts.append(self.tangent_as(part, u))
             return self.fresh("d" + _plain(a), ir.MakeTuple(parts))
@@ -129,6 +137,8 @@ class _Transform:
                 e = ir.Index(args[0], ir.Const(t.head[1]))
             elif t.head == INDEX:
                 e = ir.Index(args[0], args[1])
+            elif isinstance(t.head, types.FunctionType):  # Python chadpy reads (`tangents.python`)
+                e = ir.Call(t.head, args)
             else:
                 op = t.head
                 if op.params is not None and len(args) < len(op.params):  # its defaults, as a call binds them
@@ -157,11 +167,12 @@ class _Transform:
 
     def paired(self, target: str | tuple[str, ...], e: ir.Expr, active: bool) -> None:
         """`let target = e` for an e whose value is <value, tangent> (a call of forward code, a case or a loop
-        made so): the value bound to target, the tangent to target's."""
-        pair = self.fresh("pair", e)
-        value = self.fresh("value", ir.Proj(pair, ir.Const(0)))
-        dvalue = self.fresh("dvalue", ir.Proj(pair, ir.Const(1))) if active else None
-        self.bind(target, value, dvalue)
+        made so): taken apart where it is made (so `ownership` follows each part), the value bound to target,
+        the tangent to target's."""
+        value, dvalue = self.names.fresh("value"), self.names.fresh("dvalue")
+        self.let((value, dvalue), e)
+        self.spec.types[value] = _tuple_type(self, target) if isinstance(target, tuple) else self.type_of(target)
+        self.bind(target, ir.Var(value), ir.Var(dvalue) if active else None)
 
     # ------------------------------------------------------------ functions and blocks
 
@@ -240,16 +251,16 @@ class _Transform:
         t = self.type_of(target) if isinstance(target, str) else None
         match e:
             case ir.MakeTuple(items):
-                d: ir.Expr = ir.MakeTuple([self.tangent(a) or ir.Const(None) for a in items])
+                d: ir.Expr = ir.MakeTuple([self.part(a) for a in items])
             case ir.MakeList(items):
                 item = t.item if isinstance(t, Lst) else None
                 d = ir.MakeList([self.tangent_as(a, item or self.type_of(a)) for a in items])
             case ir.MakeDict(keys, values):
                 d = ir.MakeDict(keys, [self.tangent_as(a, self._dict_part(t, k, a)) for k, a in zip(keys, values)])
             case ir.MakeRecord(cls, names, values):
-                d = ir.MakeRecord(cls, names, [self.tangent(a) or ir.Const(None) for a in values])
+                d = ir.MakeRecord(cls, names, [self.part(a) for a in values])
             case ir.MakeClosure(_, captured):
-                d = ir.MakeTuple([self.tangent(a) or ir.Const(None) for a in captured])
+                d = ir.MakeTuple([self.part(a) for a in captured])
         dvalue = self.fresh("d" + (target if isinstance(target, str) else "made"), d)
         if value is not None:
             self.bind(target, value, dvalue)
@@ -294,9 +305,11 @@ class _Transform:
 
     def operation(self, target: str | tuple[str, ...], e: ir.Prim, active: bool) -> None:
         """T[op(x1..xn)] = Dop(x1..xn)(dx1..dxn): the primitive's tangent rule (`rules/tangents.py`) on its
-        arguments' tangents, emitted as lets of primitives."""
-        self.let(target, e)
+        arguments' tangents, emitted as lets of primitives. An update in place (`xs.append(v)`, `a += b`) has
+        its tangent computed first, from the values before the update, or, where the rule reads the result
+        too, is made a new value (exact: `ownership` proved nobody else sees the old one)."""
         if not active or not isinstance(target, str):
+            self.let(target, e)
             return
         types = [self.type_of(a) for a in e.args]
         op = resolve(e.op, types)
@@ -306,16 +319,23 @@ class _Transform:
                 raise UnknownFunction(f"`{op.name}` has a VJP from chadpy.defvjp but no tangent rule for forward mode")
             raise UnknownFunction(f"no tangent rule (JVP) for `{op.name}`: forward mode does not support it yet")
         ts = [None if (da := self.tangent(a)) is None else Term(da) for a in e.args]
-        out = rule(ts, Term(ir.Var(target)), *[Term(a, type=t) for a, t in zip(e.args, types)])
+        y = Term(ir.Var(target))
+        out = rule(ts, y, *[Term(a, type=t) for a, t in zip(e.args, types)])
         if out is None:  # every part is zero (a constant's): the tangent is zeros
+            self.let(target, e)
             zero = ir.Const(0.0) if isinstance(self.type_of(target), Float) else ir.Prim(ZEROS, [ir.Var(target)])
             self.tangents[target] = zero if isinstance(zero, ir.Const) else self.fresh("d" + target, zero)
             return
         result = self.type_of(target)
         if isinstance(result, Arr) and (out.atom is not None or op.elementwise and _may_broadcast(self, e.args)):
             # the result's shape, and never the same array as an argument's tangent
-            out = Term(BROADCAST_LIKE, [out, term(ir.Var(target))])
+            out = Term(BROADCAST_LIKE, [out, y])
         inplace = e.inplace and out.head is op and bool(out.args) and out.args[0].atom is not None
+        if e.inplace and not _reads(out, y):
+            self.tangents[target] = self.emit(out, "d" + target, {}, inplace)
+            self.let(target, e)
+            return
+        self.let(target, dataclasses.replace(e, inplace=False) if e.inplace else e)
         self.tangents[target] = self.emit(out, "d" + target, {}, inplace)
 
     def loop(self, target: str | tuple[str, ...], e: ir.Loop, active: bool) -> None:
@@ -352,7 +372,7 @@ class _Transform:
             dvalue: ir.Atom = ir.Var(dfinals[0])
         else:
             by_state = dict(zip(carried, dfinals))
-            parts = [ir.Var(by_state[s]) if s in by_state else ir.Const(None) for s in e.state]
+            parts = [ir.Var(by_state[s]) if s in by_state else self.part(ir.Var(s)) for s in e.state]
             dvalue = self.fresh("dstate", ir.MakeTuple(parts))
         self.bind(target, value, dvalue)
 
@@ -388,6 +408,8 @@ class _Transform:
                 args.append(default)
             if is_active(callee.sig[0]):
                 tangents.append(dfn)
+        else:  # a function of the module: the defaults of the parameters the call leaves out
+            args += [ir.Const(d) for d in python_defaults(fn_type.code, len(e.args))]
         tangents += [self.tangent_as(a, t) for a, t in zip(args, sig) if is_active(t)]
         if e.catch is None and not lifted:
             self.paired(target, ir.Call(self.forward.of(callee), [*args, *tangents]), active)
@@ -407,6 +429,11 @@ class _Transform:
             dvalue = self.fresh("dvalue", ir.Prim(PART_OR_NONE, [ir.Var(done), ir.Const(1)]))
             dresult = self.fresh("dattempt", ir.MakeTuple([ir.Const(None), ir.Const(None), dvalue]))
         self.bind(target, self.fresh("attempt", result), dresult)
+
+
+def _reads(t: Term, part: Term) -> bool:
+    """Whether term t reads `part` (the primal result, in a tangent rule)."""
+    return t is part or any(_reads(a, part) for a in t.args)
 
 
 def _same_tangent(a: VType, b: VType) -> bool:

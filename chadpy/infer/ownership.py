@@ -62,6 +62,7 @@ from ..rules.sequences import (
     APPEND,
     DICT_SETDEFAULT,
     DICT_STORE,
+    FILLED_AT,
     LIST_APPEND,
     LIST_INSERT,
     MOVES_ELEMENTS,
@@ -72,6 +73,7 @@ from ..rules.sequences import (
     VIEWED_AGAIN,
     WRITTEN_BACK,
 )
+from ..rules.tangents import ZEROS
 from ..runtime.scalar import UNASSIGNED
 from .references import Aliasing, References, atom_names, block_reads, mutable, name_of, reads_of
 
@@ -292,6 +294,8 @@ class _Owners:
                 self.copy(source, target, owned, after)
         elif isinstance(e, ir.Prim) and e.op is WRITTEN_BACK:  # the base's object, written through its view
             self.copy(e.args[0].name, target, owned, after)
+        elif isinstance(e, ir.Prim) and e.op is FILLED_AT and isinstance(e.args[0], ir.Var):
+            self.copy(e.args[0].name, target, owned, after)  # a tangent's container, a new part put in it
         elif (
             isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
         ):  # a copy keeps its value
@@ -314,6 +318,8 @@ class _Owners:
                 items = self.attempted_items(e)
                 if items:
                     self.packed[target], self.items[target] = [0, 0, list(items)], [None] * 3
+            elif isinstance(e, ir.Call) or isinstance(e, ir.Apply) and e.catch is None:
+                self.new_components(e, target, owned)
             elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
                 n = len(self.types[target].items)
                 self.packed[target], self.items[target] = [True] * n, [None] * n
@@ -347,6 +353,18 @@ class _Owners:
                 if self.each_fresh(e, owned, after):
                     owned.add(each(target))
             self.note_read_from(let, e)
+
+    def new_components(self, e: ir.Call | ir.Apply, target: str | tuple[str, ...], owned: set[str]) -> None:
+        """A call returning a tuple whose components are new objects nobody else holds (`Summary.items`: a forward
+        form's <value, tangent>): each part is owned where it is taken apart, or the tuple packed."""
+        known = self.callee_summary(e)
+        if known is None or not known.items:
+            return
+        if isinstance(target, str):
+            self.packed[target], self.items[target] = list(known.items), [None] * len(known.items)
+        elif len(target) == len(known.items):
+            for t, own in zip(target, known.items):
+                self.own(owned, t, own)
 
     def copy(self, source: str, target: str | tuple[str, ...], owned: set[str], after: UsedAfter) -> None:
         """`let target = source`: ownership moves along if `source` is not used again. A copy nobody
@@ -598,7 +616,7 @@ class _Owners:
         if isinstance(e, (ir.Call, ir.Apply)):
             known = self.callee_summary(e)
             return known is not None and known.each
-        return False
+        return isinstance(e, ir.Prim) and e.op is ZEROS  # a zero tangent: new all the way down
 
     def note_read_from(self, let: ir.Let, e: ir.Expr) -> None:
         """Record the containers whose elements the let's variables may be or hold (`row = xs[t]`, `f(xs)`)."""

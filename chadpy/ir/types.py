@@ -307,8 +307,10 @@ def activated(t: VType) -> VType:
 
 def tangent_of(t: VType) -> VType:
     """The type of the tangent of a value of type t (forward mode): a float's is a float, an array's a float
-    array of its rank, a container's or an object's the same structure of its parts' tangents, a function
-    value's the tuple of its captured values'; None where no derivative flows (an int, a constant part)."""
+    array of its rank, a container's or an object's the same structure of its parts' tangents (a float part
+    through which no derivative flows has the tangent 0.0, so that a tuple of floats always has one of
+    floats; another such part None), a function value's the tuple of its captured values'; None where no
+    derivative flows (an int, a constant)."""
     if not is_active(t):
         return NONE
     if isinstance(t, Float):
@@ -316,17 +318,22 @@ def tangent_of(t: VType) -> VType:
     if isinstance(t, Arr):
         return Arr(t.rank, "f")
     if isinstance(t, Tup):
-        return Tup(tuple(map(tangent_of, t.items)), t.cls)
+        return Tup(tuple(map(component_tangent, t.items)), t.cls)
     if isinstance(t, Rec):
-        return Rec(t.cls, tuple((k, tangent_of(f)) for k, f in t.fields))
+        return Rec(t.cls, tuple((k, component_tangent(f)) for k, f in t.fields))
     if isinstance(t, Lst):
         return Lst(tangent_of(t.item))
     if isinstance(t, Dct):
-        fields = tuple((k, tangent_of(f)) for k, f in t.fields) if t.fields is not None else None
+        fields = tuple((k, component_tangent(f)) for k, f in t.fields) if t.fields is not None else None
         return Dct(tangent_of(t.item) if t.item is not None else None, fields, t.key)
     if isinstance(t, Fn):
-        return Tup(tuple(map(tangent_of, t.env)))
+        return Tup(tuple(map(component_tangent, t.env)))
     return NONE
+
+
+def component_tangent(t: VType) -> VType:
+    """The type of the tangent of a part of an active container: 0.0 for a float no derivative flows through."""
+    return FLOAT if isinstance(t, Float) else tangent_of(t)
 
 
 def dtype_of(t: VType) -> str:

@@ -22,8 +22,8 @@ import gast
 
 from ..errors import ChadError, UnsupportedSyntax
 from ..ir import nodes as ir
-from ..ir.types import CODE_ATTR
 from ..ir.records import is_record
+from ..ir.types import CODE_ATTR
 from ..read.source import ParsedFunction, Watch, is_missing
 from ..rules.registry import lookup
 

@@ -17,7 +17,22 @@ from collections.abc import Callable
 import numpy as np
 
 from ..errors import ChadTypeError
-from ..ir.types import BOOL, INT, NONE, SLICE, Arr, Lst, Tup, VType, arr, dtype_of, promote, scalar
+from ..ir.types import (
+    BOOL,
+    INT,
+    NONE,
+    SLICE,
+    Arr,
+    Lst,
+    Tup,
+    VType,
+    arr,
+    dtype_of,
+    is_active,
+    is_number,
+    promote,
+    scalar,
+)
 from ..runtime import numpy as runtime
 from ..runtime import reductions as reductions_runtime
 from ..runtime import shape as shape_runtime
@@ -50,6 +65,7 @@ from .registry import (
     numpy_function,
     written_in_python,
 )
+from .tangents import Term, apply, linear, multilinear, term, total, tuple_of
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -171,6 +187,91 @@ def added_at_kind(types: list[VType], consts: list[object]) -> VType:
 
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
+_MASK = np.array([[True, False, True], [False, False, True]])
+_KNOTS = np.array([-1.0, -0.3, 0.2, 1.0])  # np.interp's xp: increasing, differentiated too
+
+# ---------------------------------------------------------------- tangent rules of this family
+
+
+def dense_tangent(t: Term, x: Term, typ: VType | None = None) -> Term:
+    """The tangent of a sequence x (of type `typ`, x's by default) with zeros for the elements that carry none (a
+    tuple's tangent has None there), so that NumPy makes an array of it (`np.array([a, 2.0, b])`)."""
+    typ = x.type if typ is None else typ
+    if not isinstance(typ, Tup):
+        return t
+    parts = []
+    for k, item in enumerate(typ.items):
+        if is_active(item):
+            parts.append(dense_tangent(t[k], x[k], item))
+        else:
+            parts.append(term(0.0) if is_number(item) else apply(np.zeros, apply(np.shape, x[k])))
+    return tuple_of(*parts)
+
+
+def tangent_helper(fn: Callable, nargs: int, kind: KindRule, vjp: Vjp | None = None, **more) -> Primitive:
+    """A function of `runtime` that tangent rules call; without `vjp` discrete (a mask, a weight: piecewise
+    constant where it is used)."""
+    PRIMITIVES[fn] = p = Primitive(fn.__name__, lambda *a: call(fn, *a), vjp, (nargs, nargs), kind, fn=fn, **more)
+    return p
+
+
+def _broadcast_of(dtype: str) -> KindRule:
+    """The kind rule of a helper elementwise in its numbers and arrays (not its None bounds, not a name)."""
+    return lambda types, consts: broadcast(
+        "a tangent's weight", [t for t in types if is_number(t) or isinstance(t, Arr)], dtype
+    )
+
+
+# d fn(x, other) / d x for fn "maximum", "minimum", "fmax", "fmin": 1, 1/2 at ties, or 0 (the VJP's split)
+SELECTION_WEIGHT = tangent_helper(runtime.selection_weight, 3, _broadcast_of("f"))
+CLIP_INSIDE = tangent_helper(runtime.clip_inside, 3, _broadcast_of("b"))  # lo <= x <= hi: where clip passes dx on
+
+
+def _selection_jvp(fn: str) -> Callable:
+    """Each operand's tangent where it wins, half of it at ties (`selection_weight`, as the VJP)."""
+
+    def jvp(ts: list, y: Term, a: Term, b: Term) -> Term | None:
+        pairs = ((ts[0], a, b), (ts[1], b, a))
+        return total([None if t is None else t * apply(SELECTION_WEIGHT, x, other, fn) for t, x, other in pairs])
+
+    return jvp
+
+
+def _interp_slope_jvp(ts: list, y: Term, x: Term, xp: Term, fp: Term) -> Term | None:
+    """Linear in fp; in xp, s = (fp[i] - fp[i-1]) / (xp[i] - xp[i-1]) moves by -s times the slope of xp's tangent;
+    piecewise constant in x."""
+    return total(
+        [
+            None if ts[2] is None else apply(INTERP_SLOPE, x, xp, ts[2]),
+            None if ts[1] is None else -(y * apply(INTERP_SLOPE, x, xp, ts[1])),
+        ]
+    )
+
+
+# d np.interp(x, xp, fp) / d x, 0 outside [xp[0], xp[-1]]: what interp's tangent multiplies x's tangent by
+INTERP_SLOPE = tangent_helper(
+    runtime.interp_slope,
+    3,
+    interp_kind,
+    lambda d, y, x, xp, fp: [ZERO, *(call(runtime.interp_slope_ct, d, x, xp, fp, k) for k in (1, 2))],
+    jvp=_interp_slope_jvp,
+    samples=((Reals(-1.5, 1.5).of(2, 5), _KNOTS, REALS.of(4)), (REALS.of(3), np.array([0.1]), REALS.of(1))),
+)
+
+
+def _interp_jvp(
+    ts: list, y: Term, x: Term, xp: Term, fp: Term, left: Term, right: Term, *, op: Primitive
+) -> Term | None:
+    """Linear in (fp, left, right); x and xp move the point along the slope: by dx, and by -interp(x, xp, dxp) (the
+    knots' tangent interpolated), 0 outside the knots."""
+    values = None if all(t is None for t in ts[2:]) else linear(2, 3, 4)(ts, y, x, xp, fp, left, right, op=op)
+    moved = total([ts[0], None if ts[1] is None else -apply(np.interp, x, xp, ts[1])])
+    return total([values, None if moved is None else apply(INTERP_SLOPE, x, xp, fp) * moved])
+
+
+def _array_jvp(ts: list, y: Term, x: Term, dtype: Term, *, op: Primitive) -> Term:
+    """`np.array(x, dtype)`: the array of x's tangent, zeros for x's elements that carry none (linear)."""
+    return Term(op, [dense_tangent(ts[0], x), dtype])
 
 
 def _discrete_ufunc(fn: Callable, dtype: str | None = None) -> Primitive:
@@ -194,14 +295,15 @@ def _selection(fn: Callable, ct_a: Callable, ct_b: Callable | None = None) -> Pr
     (`np.fmax`, `np.fmin`), `ct_a(d, x, other)` gives either operand's cotangent."""
     vjp = _by_rules(ct_a, ct_b) if ct_b else lambda d, y, a, b: [call(ct_a, d, a, b), call(ct_a, d, b, a)]
     samples = ((_M, _M), (_M, REALS.of(3)), (REALS, _M))
-    return _np(fn, vjp, ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples)
+    jvp = _selection_jvp(fn.__name__)
+    return _np(fn, vjp, ("x1", "x2"), kind=elementwise("np." + fn.__name__), samples=samples, jvp=jvp)
 
 
 _matmul_vjp = _by_rules(runtime.matmul_ct_a, runtime.matmul_ct_b)
 _PRODUCTS = ((_M, REALS.of(3, 2)), (REALS.of(3), REALS.of(3, 2)), (_M, REALS.of(3)))
-MATMUL = Primitive("matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul_kind, samples=_PRODUCTS)
-_MASK = np.array([[True, False, True], [False, False, True]])
-_KNOTS = np.array([-1.0, -0.3, 0.2, 1.0])  # np.interp's xp: increasing, differentiated too
+MATMUL = Primitive(
+    "matmul", lambda a, b: BinOp("@", a, b), _matmul_vjp, (2, 2), matmul_kind, samples=_PRODUCTS, jvp=multilinear(0, 1)
+)
 
 PRIMITIVES.update(
     {
@@ -216,6 +318,8 @@ PRIMITIVES.update(
             kind=clip_kind,
             samples=((_M, -0.5, 0.5), (_M, None, 0.2), (REALS, 0.0, 1.0)),
             methods=("clip",),
+            # dx where lo <= x <= hi; the bounds pass none on, as in the VJP
+            jvp=lambda ts, y, x, lo, hi: None if ts[0] is None else ts[0] * apply(CLIP_INSIDE, x, lo, hi),
         ),
         np.where: _np(
             np.where,
@@ -227,6 +331,7 @@ PRIMITIVES.update(
             ("condition", "x", "y"),
             kind=where_kind,
             samples=((_MASK, _M, REALS.of(3)), (_MASK, REALS, _M)),
+            jvp=linear(1, 2),
         ),
         np.nan_to_num: _np(
             np.nan_to_num,
@@ -234,6 +339,7 @@ PRIMITIVES.update(
             ("x",),
             kind=elementwise("np.nan_to_num"),
             samples=((_M,), (REALS,)),
+            jvp=lambda ts, y, x: ts[0] * apply(np.isfinite, x),
         ),
         np.diff: _np(
             np.diff,
@@ -242,8 +348,11 @@ PRIMITIVES.update(
             (1, -1),
             kind=same_array,
             samples=((_M, 1, -1), (_M, 2, 1), (_M, 1, 0), (REALS.of(5), 3, -1)),
+            jvp=linear(0),
         ),
-        np.matmul: _np(np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul_kind, samples=_PRODUCTS),
+        np.matmul: _np(
+            np.matmul, _matmul_vjp, ("x1", "x2"), kind=matmul_kind, samples=_PRODUCTS, jvp=multilinear(0, 1)
+        ),
         np.dot: _np(
             np.dot,
             _by_rules(runtime.dot_ct_a, runtime.dot_ct_b),
@@ -251,6 +360,7 @@ PRIMITIVES.update(
             kind=dot_kind,
             samples=(*_PRODUCTS, (REALS, _M)),
             methods=("dot",),
+            jvp=multilinear(0, 1),
         ),
         np.outer: _np(
             np.outer,
@@ -258,6 +368,7 @@ PRIMITIVES.update(
             ("a", "b"),
             kind=outer_kind,
             samples=_PRODUCTS,
+            jvp=multilinear(0, 1),
         ),
         np.array: _np(
             np.array,
@@ -267,6 +378,7 @@ PRIMITIVES.update(
             kind=array_like_kind,
             containers=True,
             samples=(([REALS, REALS, REALS], None), (_M, None)),
+            jvp=_array_jvp,
         ),
         np.asarray: _np(
             np.asarray,
@@ -277,6 +389,7 @@ PRIMITIVES.update(
             containers=True,
             aliases="view",
             samples=(([REALS, REALS], None), (_M, None)),
+            jvp=_array_jvp,
         ),
         # discrete: shapes, piecewise-constant functions, predicates
         np.shape: _np(np.shape, None, ("a",), kind=array_shape_kind),
@@ -356,6 +469,7 @@ PRIMITIVES.update(
             (None,),
             kind=full_kind,
             samples=(((2, 3), REALS, None), (3, REALS, None), (3, REALS, "float64")),
+            jvp=linear(1),
         ),
         np.full_like: _np(
             np.full_like,
@@ -363,6 +477,7 @@ PRIMITIVES.update(
             ("a", "fill_value"),
             kind=full_like_kind,
             samples=((_M, REALS),),
+            jvp=linear(1),
         ),
         np.empty_like: _np(np.empty_like, None, ("prototype", "dtype"), (None,), kind=array_like_kind),
         np.copy: _np(
@@ -372,6 +487,7 @@ PRIMITIVES.update(
             kind=same_array,
             samples=((_M,), (REALS,)),
             methods=("copy",),
+            jvp=linear(0),
         ),
         np.astype: _np(
             np.astype,
@@ -380,6 +496,7 @@ PRIMITIVES.update(
             kind=array_like_kind,
             samples=((_M, "float64"), (REALS.of(3), "float")),
             methods=("astype",),
+            jvp=linear(0),
         ),
         np.array_equal: _np(np.array_equal, None, ("a1", "a2"), kind=BOOL_RESULT),
         np.count_nonzero: _np(np.count_nonzero, None, ("a", "axis"), (None,), kind=reduction("i")),
@@ -401,6 +518,7 @@ PRIMITIVES.update(
                 (REALS.of(3), REALS, 4, True),
                 (REALS, 1.0, 1, True),
             ),
+            jvp=linear(0, 1),
         ),
         np.interp: _np(
             np.interp,
@@ -414,9 +532,15 @@ PRIMITIVES.update(
                 (Reals(-0.9, 0.9), _KNOTS, REALS.of(4), None, None),
                 (REALS.of(3), np.array([0.1]), REALS.of(1), None, None),
             ),
+            jvp=_interp_jvp,
         ),
     }
 )
+
+
+def _method_jvp(ts: list, y: Term, x: Term, *, op: Primitive) -> Term:
+    """`x.item()`, `x.tolist()`: the tangent's (linear); a number's tangent as it is (a float has no such method)."""
+    return Term(op, ts) if isinstance(x.type, Arr) else ts[0]
 
 
 def _item(a: np.ndarray) -> object:
@@ -437,6 +561,7 @@ PRIMITIVES[_item] = Primitive(
     (1, 1),
     _item_kind,
     samples=((REALS.of(1, 1),), (REALS,)),
+    jvp=_method_jvp,
 )
 
 
@@ -465,6 +590,7 @@ PRIMITIVES[_tolist] = Primitive(
     (1, 1),
     _tolist_kind,
     samples=((REALS.of(3),), (REALS.of(2, 3),), (REALS,)),
+    jvp=_method_jvp,
 )
 
 # Methods and attributes of array values, as the NumPy functions they are.
@@ -480,6 +606,7 @@ PRIMITIVES[runtime.added_at] = Primitive(
     lambda d, y, x, key, v: [call(index_ct, d, x, key), None, call(runtime.added_at_ct, d, x, key, v)],
     (3, 3),
     added_at_kind,
+    jvp=linear(0, 2),
 )
 
 

@@ -12,7 +12,9 @@ shared with the operators and builtins of `scalar.py`.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
+from types import ModuleType
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from .registry import (
     POSITIVE,
     PRIMITIVES,
     REALS,
+    SPELLINGS,
     ZERO,
     Reals,
     Spelling,
@@ -36,6 +39,7 @@ from .registry import (
     pow_base,
     sampled,
 )
+from .tangents import BROADCAST_LIKE, ZEROS, Term, apply, term, total, tuple_of
 
 
 def _log(m: Spelling, d: Expr, y: Expr, x: Expr, base: Expr | None = None) -> list[Expr]:
@@ -88,7 +92,9 @@ _GAMMA = Reals(0.3, 4.0)  # gamma on positive reals, away from its poles at 0, -
 ADD = pointwise(np.add, lambda m, d, y, a, b: [d, d])
 SUB = pointwise(np.subtract, lambda m, d, y, a, b: [d, -d])
 MUL = pointwise(np.multiply, lambda m, d, y, a, b: _mul(d, a, b))
-DIV = pointwise(np.divide, lambda m, d, y, a, b: [d / b, -(d * y) / b], (REALS, NONZERO), strong=True)
+DIV = pointwise(
+    np.divide, lambda m, d, y, a, b: [m.quotient(d, b), m.quotient(-(d * y), b)], (REALS, NONZERO), strong=True
+)
 NEG = pointwise(np.negative, lambda m, d, y, x: [-d])
 MOD = pointwise(np.remainder, _mod, (REALS, NONZERO))
 POW = pointwise(
@@ -132,8 +138,18 @@ pointwise(np.logaddexp2, lambda m, d, y, a, b: [d * m.exp2(a - y), d * m.exp2(b 
 # special functions
 pointwise(math.erf, lambda m, d, y, x: [d * _SQRT_PI_2 * m.exp(-(x * x))])
 pointwise(math.erfc, lambda m, d, y, x: [-(d * _SQRT_PI_2 * m.exp(-(x * x)))])
-pointwise(math.gamma, lambda m, d, y, x: [d * y * call(runtime.digamma, x)], _GAMMA)
-pointwise(math.lgamma, lambda m, d, y, x: [d * call(runtime.digamma, x)], _GAMMA)
+pointwise(
+    math.gamma,
+    lambda m, d, y, x: [d * y * call(runtime.digamma, x)],
+    _GAMMA,
+    jvp=lambda m, ts, y, x: ts[0] * y * apply(runtime.digamma, x),
+)
+pointwise(
+    math.lgamma,
+    lambda m, d, y, x: [d * call(runtime.digamma, x)],
+    _GAMMA,
+    jvp=lambda m, ts, y, x: ts[0] * apply(runtime.digamma, x),
+)
 # several arguments
 pointwise(
     (math.atan2, np.arctan2),
@@ -144,14 +160,23 @@ pointwise(
 pointwise(math.hypot, _hypot)
 pointwise(np.hypot, lambda m, d, y, a, b: _hypot(m, d, y, a, b))
 # the sign of x (0 at x = 0, as abs), times that of s (copysign(x, -0.0) is -|x|); 0 to s (a jump at 0)
-pointwise((math.copysign, np.copysign), lambda m, d, y, x, s: [m.times_sign(d, x) * m.copysign(1.0, s), Lit(0.0)])
+pointwise(
+    (math.copysign, np.copysign),
+    lambda m, d, y, x, s: [m.times_sign(d, x) * m.copysign(1.0, s), Lit(0.0)],
+    jvp=lambda m, ts, y, x, s: ts[0] and m.times_sign(ts[0], x) * m.copysign(1.0, s),
+)
 pointwise((math.fmod, np.fmod), lambda m, d, y, a, b: [d, -(d * m.trunc(a / b))], (REALS, _TWO_SIDED))
 # math.remainder rounds the quotient half to even; (a - y) / b is that integer up to rounding
-pointwise(math.remainder, lambda m, d, y, a, b: [d, -(d * call(round, (a - y) / b))], (_TWO_SIDED, _TWO_SIDED))
+pointwise(
+    math.remainder,
+    lambda m, d, y, a, b: [d, -(d * call(round, (a - y) / b))],
+    (_TWO_SIDED, _TWO_SIDED),
+    jvp=lambda m, ts, y, a, b: total([ts[0], ts[1] and -(ts[1] * apply(round, (a - y) / b))]),
+)
 pointwise((math.ldexp, np.ldexp), lambda m, d, y, x, i: [d * m.ldexp(1.0, i), None], (REALS, 3))
 PRIMITIVES[math.hypot].samples = sampled(REALS, 1, 2, 3)  # hypot(*xs)
 # nextafter(x, y) is x moved one step towards y: d/dx = 1, piecewise constant in y
-pointwise((math.nextafter, np.nextafter), lambda m, d, y, a, b: [d, Lit(0.0)])
+pointwise((math.nextafter, np.nextafter), lambda m, d, y, a, b: [d, Lit(0.0)], jvp=lambda m, ts, y, a, b: ts[0])
 
 
 # tuple results, the second part discrete: `m, e = frexp(x)` (x = m * 2**e), `frac, whole = modf(x)`,
@@ -164,10 +189,31 @@ def _divmod_vjp(d: Expr, y: Expr, a: Expr, b: Expr) -> list[Expr]:
     return [call(numpy_runtime.divmod_ct_a, d, a), call(numpy_runtime.divmod_ct_b, d, y, b)]
 
 
-for _python, _numpy, _kinds, _vjp, _domain in (
-    (math.frexp, np.frexp, ("f", "i"), lambda d, y, x: [call(numpy_runtime.frexp_ct, d, y)], (REALS,)),
-    (math.modf, np.modf, ("f", "f"), lambda d, y, x: [call(numpy_runtime.modf_ct, d)], (REALS,)),
-    (builtins.divmod, np.divmod, (None, None), _divmod_vjp, (REALS, NONZERO)),
+def _part(m: ModuleType, t: Term | None, y: Term) -> Term:
+    """Component y's tangent t in a tuple result, which the transformation leaves as the rule gives it: zeros where
+    none flows in; on arrays (m is NumPy), of y's shape and a new array (`broadcast_like`), as it makes other
+    results."""
+    if m is math:
+        return term(0.0) if t is None else t
+    return apply(ZEROS, y) if t is None else apply(BROADCAST_LIKE, t, y)
+
+
+def _frexp_jvp(m: ModuleType, ts: list, y: Term, x: Term) -> Term:
+    return tuple_of(apply(m.ldexp, ts[0], -y[1]), None)  # dm = dx 2**-e
+
+
+def _modf_jvp(m: ModuleType, ts: list, y: Term, x: Term) -> Term:
+    return tuple_of(_part(m, ts[0], y[0]), _part(m, None, y[1]))
+
+
+def _divmod_jvp(m: ModuleType, ts: list, y: Term, a: Term, b: Term) -> Term:
+    return tuple_of(_part(m, None, y[0]), _part(m, total([ts[0], ts[1] and -(ts[1] * y[0])]), y[1]))  # dr = da - q db
+
+
+for _python, _numpy, _kinds, _vjp, _jvp, _domain in (
+    (math.frexp, np.frexp, ("f", "i"), lambda d, y, x: [call(numpy_runtime.frexp_ct, d, y)], _frexp_jvp, (REALS,)),
+    (math.modf, np.modf, ("f", "f"), lambda d, y, x: [call(numpy_runtime.modf_ct, d)], _modf_jvp, (REALS,)),
+    (builtins.divmod, np.divmod, (None, None), _divmod_vjp, _divmod_jvp, (REALS, NONZERO)),
 ):
     _arity = len(_domain)
     PRIMITIVES[_python] = function(
@@ -176,6 +222,7 @@ for _python, _numpy, _kinds, _vjp, _domain in (
         (_arity, _arity),
         kind=_pair(f"{_python.__module__}.{_python.__name__}".removeprefix("builtins."), *_kinds),
         samples=(_domain,),
+        jvp=functools.partial(_jvp, math),
     )
     PRIMITIVES[_numpy] = numpy_function(
         _numpy,
@@ -183,4 +230,24 @@ for _python, _numpy, _kinds, _vjp, _domain in (
         ("x",) if _arity == 1 else ("x1", "x2"),
         kind=_pair(f"np.{_numpy.__name__}", *_kinds),
         samples=(_domain, tuple(r.of(*(2, 3)[k:]) for k, r in enumerate(_domain))),  # (2, 3) with (3,)
+        jvp=functools.partial(_jvp, np),
     )
+
+
+# digamma and its derivatives, psi^(n) (`runtime.polygamma`): the tangent code of `math.gamma` and `math.lgamma`
+# calls them, and tangent code of any order theirs (n is a number these rules write)
+def _polygamma_jvp(ts: list, y: Term, n: Term, x: Term) -> Term:
+    return ts[1] * apply(runtime.polygamma, n.constant + 1, x)
+
+
+SPELLINGS[runtime.digamma] = function(
+    runtime.digamma,
+    lambda d, y, x: [d * call(runtime.polygamma, 1, x)],
+    jvp=lambda ts, y, x: ts[0] * apply(runtime.polygamma, 1, x),
+)
+SPELLINGS[runtime.polygamma] = function(
+    runtime.polygamma,
+    lambda d, y, n, x: [None, d * call(runtime.polygamma, literal_number(n) + 1, x)],
+    (2, 2),
+    jvp=_polygamma_jvp,
+)

@@ -10,6 +10,7 @@ from ..runtime import records as runtime
 from ..runtime.cotangents import tuple_part
 from ..target.expressions import DictX, call
 from .registry import PRIMITIVES, SPELLINGS, ZERO, Primitive
+from .tangents import linear
 
 
 def _set_field_type(types: list[VType], consts: list[object]) -> VType:
@@ -33,6 +34,7 @@ SET_FIELD = Primitive(
     (3, 3),
     _set_field_type,
     containers=True,
+    jvp=linear(0, 2),
 )
 
 # `rewrite/local_state.py`: an attribute of an object the function was given, which it writes and reads again, is a
@@ -44,6 +46,7 @@ PRIMITIVES[runtime.copied_in] = Primitive(
     kind=lambda types, consts: types[0],
     containers=True,
     fn=runtime.copied_in,
+    jvp=linear(0),
 )
 PUT_BACK = Primitive(
     "put_back",
@@ -64,6 +67,7 @@ COPIED = Primitive(
     (1, 1),
     lambda types, consts: types[0],
     containers=True,
+    jvp=linear(0),
 )
 
 # A parameter of a frozen distribution the function made (`d.loc` of `scipy.stats.norm(mu, 1.0)`, a record's
@@ -75,4 +79,5 @@ SPELLINGS[runtime.frozen_parameter] = FROZEN_PARAMETER = Primitive(
     (3, 3),
     lambda types, consts: types[0].field(consts[1]) if isinstance(types[0], Rec) else OBJECT,
     containers=True,
+    jvp=linear(0),
 )

@@ -308,6 +308,7 @@ MATH = Spelling(
     times_sign=sign_times,
     safe_divisor=lambda x: IfExp(x.compare("==", 0), Lit(1.0), x),
     strong_zero=lambda d, ct: IfExp(d, ct, Lit(0.0)),
+    quotient=lambda a, b: a / b,
     pow_base=_calls(pointwise_runtime.pow_base_ct),
     pow_exponent=_calls(pointwise_runtime.pow_exponent_ct),
 )
@@ -316,21 +317,29 @@ NP = Spelling(
     times_sign=lambda d, x: d * call(np.sign, x),
     safe_divisor=_calls(numpy_runtime.safe_divisor),
     strong_zero=_calls(pointwise_runtime.strong_zero),
+    quotient=_calls(np.true_divide),  # NumPy's: inf at a pole, also of two Python floats (never ZeroDivisionError)
     pow_base=_calls(pointwise_runtime.power_base_ct),
     pow_exponent=_calls(pointwise_runtime.power_exponent_ct),
 )
 
 
 def pointwise(
-    fns: object, vjp: Callable[..., list[Expr]], domain: Reals | tuple[Reals, ...] = REALS, strong: bool = False
+    fns: object,
+    vjp: Callable[..., list[Expr]],
+    domain: Reals | tuple[Reals, ...] = REALS,
+    strong: bool = False,
+    jvp: Callable | None = None,
 ) -> Callable:
     """Register one formula for every flavour of a pointwise function (`fns`, one or a tuple): `math.f`
     on numbers, `np.f` on arrays (broadcasting). `vjp(m, d, y, *xs)` spells what it calls through `m`
     (`MATH` or `NP`); its parameters give the arity (a NumPy flavour takes the required ones). The rule
     test samples the arguments in `domain` (one `Reals` for all, or one per argument). `strong`: a partial
     can be infinite (a pole: `1 / x`, `sqrt` at 0), and a zero cotangent must still give exactly zero, not
-    0 * inf = NaN (Enzyme's strong zero; `strong_zeros`). Returns the rule, for the operators and
-    builtins that share it."""
+    0 * inf = NaN (Enzyme's strong zero; `strong_zeros`). `jvp(m, ts, y, *xs)`: the tangent rule, spelled
+    through `m` over terms (`tangents.tangent_rule` spells it: `m` is given here as `MATH` or `NP`, which it
+    reads as `TERMS_MATH` or `TERMS_NP`), where the VJP's formula cannot be read as one (`tangents.from_formula`:
+    a part that is a constant, or a call of code of its own). Returns the rule, for the operators and builtins
+    that share it."""
     params = list(inspect.signature(vjp).parameters.values())[3:]
     if strong:
         vjp = strong_zeros(vjp)
@@ -340,9 +349,11 @@ def pointwise(
         if isinstance(fn, np.ufunc) or getattr(fn, "__module__", "") == "numpy":
             p = ufunc(fn, functools.partial(vjp, NP), least)
             p.samples = sampled(domain, least)
+            p.jvp = jvp and functools.partial(jvp, NP)
         else:
             p = function(fn, functools.partial(vjp, MATH), (least, most))
             p.samples = sampled(domain, *sorted({least, most or least + 2}))
+            p.jvp = jvp and functools.partial(jvp, MATH)
         PRIMITIVES[fn] = p
     return vjp
 

@@ -21,7 +21,6 @@ from ..errors import ChadTypeError
 from ..ir.types import BOOL, BOTTOM, INT, NONE, OBJECT, REAL, SLICE, Arr, VType, describe
 from ..runtime import reductions as reductions_runtime
 from ..runtime import scalar as runtime
-from ..runtime import tangents as tangents_runtime
 from ..target.expressions import Attr, BinOp, CallX, Compare, Expr, IfExp, Lit, Obj, UnaryOp, call
 from .kinds import (
     BOOL_RESULT,
@@ -53,9 +52,10 @@ from .registry import (
     function,
     is_default,
     sampled,
+    written_in_python,
 )
 from .sequences import CONCAT, LIST_COPY, REPEAT, SUM_SEQ, sum_builtin_kind
-from .tangents import ZEROS, Term, apply, linear
+from .tangents import ZEROS, Term, apply, linear, python
 
 # ---------------------------------------------------------------- tangent helpers of this family
 
@@ -64,30 +64,35 @@ def _or_zeros(t: Term | None, x: Term) -> Term:
     return t if t is not None else apply(ZEROS, x)
 
 
-# sum_i dx_i prod_{j != i} x_j: `math.prod`'s tangent (a zero element included), linear in dxs
-PROD_TANGENT = function(
-    tangents_runtime.prod_tangent,
-    lambda d, y, xs, dxs: [None, call(reductions_runtime.prod_seq_ct, d, xs)],
-    (2, 2),
-    containers=True,
+# The tangents of `math.prod` and `math.dist`, written in Python chadpy reads, so they are differentiable again
+_IN_PYTHON = written_in_python(
+    """
+def prod_tangent(xs, dxs):
+    lefts = []
+    left = 1.0
+    for x in xs:
+        lefts.append(left)
+        left = left * x
+    total = 0.0
+    right = 1.0
+    for k in range(len(xs) - 1, -1, -1):
+        total = total + dxs[k] * lefts[k] * right
+        right = right * xs[k]
+    return total
+
+
+def dist_tangent(dist, p, q, dp, dq):
+    if dist == 0:
+        return 0.0
+    total = 0.0
+    for a, b, da, db in zip(p, q, dp, dq):
+        total = total + (a - b) * (da - db)
+    return total / dist
+""",
+    "tangents of math.prod and math.dist",
+    {},
 )
-PROD_TANGENT.jvp = lambda ts, y, xs, dxs: apply(PROD_TANGENT, xs, ts[1])
-# <p - q, dp - dq> / dist: `math.dist`'s tangent, linear in (dp, dq)
-DIST_TANGENT = function(
-    tangents_runtime.dist_tangent,
-    lambda d, y, dist, p, q, dp, dq: [
-        None,
-        None,
-        None,
-        call(reductions_runtime.dist_ct, d, dist, p, q),
-        call(reductions_runtime.dist_ct, d, dist, q, p),
-    ],
-    (5, 5),
-    containers=True,
-)
-DIST_TANGENT.jvp = lambda ts, y, dist, p, q, dp, dq: apply(
-    DIST_TANGENT, dist, p, q, _or_zeros(ts[3], dp), _or_zeros(ts[4], dq)
-)
+
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -247,7 +252,7 @@ PRIMITIVES.update(
             params=("iterable",),
             containers=True,
             samples=((_LIST,), ([REALS, 0.0, REALS],), (REALS.of(3, 2),)),
-            jvp=lambda ts, y, xs: apply(PROD_TANGENT, xs, ts[0]),
+            jvp=lambda ts, y, xs: python(_IN_PYTHON["prod_tangent"], xs, ts[0]),
         ),
         math.dist: function(
             math.dist,
@@ -258,7 +263,9 @@ PRIMITIVES.update(
             (2, 2),
             containers=True,
             samples=((_LIST, _LIST), ([REALS], [REALS])),
-            jvp=lambda ts, y, p, q: apply(DIST_TANGENT, y, p, q, _or_zeros(ts[0], p), _or_zeros(ts[1], q)),
+            jvp=lambda ts, y, p, q: python(
+                _IN_PYTHON["dist_tangent"], y, p, q, _or_zeros(ts[0], p), _or_zeros(ts[1], q)
+            ),
         ),
         # builtins
         builtins.abs: function(
@@ -361,5 +368,3 @@ JOINED_STR = Primitive(
 # Primitives whose n-ary calls are folded into chains of binary calls, left to right
 # (the order in which builtins.max/min compare, so ties resolve the same way).
 BINARY_FOLDS = {PRIMITIVES[builtins.max], PRIMITIVES[builtins.min]}
-PRIMITIVES[tangents_runtime.prod_tangent] = PROD_TANGENT
-PRIMITIVES[tangents_runtime.dist_tangent] = DIST_TANGENT

@@ -23,6 +23,7 @@ from ..ir.types import (
     Lst,
     Tup,
     VType,
+    activated,
     arr,
     dct,
     describe,
@@ -32,15 +33,17 @@ from ..ir.types import (
     item_join,
     join,
     join_all,
+    tangent_of,
 )
 from ..runtime import array_cotangents
 from ..runtime import reductions as reductions_runtime
 from ..runtime import sequences as runtime
+from ..runtime import tangents as tangents_runtime
 from ..runtime import writes as writes
 from ..target.expressions import Attr, BinOp, CallX, call
 from .kinds import BOOL_RESULT, INDICES, INT_RESULT, NONE_RESULT, UNKNOWN, opaque
 from .registry import METHODS, PRIMITIVES, REALS, ZERO, Primitive, function
-from .tangents import ALL, Term, apply, index, linear
+from .tangents import ALL, Term, apply, index, linear, zero_of
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -310,7 +313,34 @@ STORE_IN = Primitive(
     saves=lambda y, x, t, k, v: call(writes.positions_in, y, t, k),
     containers=True,
     logged=True,
-    jvp=linear(0, 3),
+    jvp=lambda ts, y, x, t, k, v: Term(
+        STORE_IN, [apply(FILLED_AT, ts[0] if ts[0] is not None else zero_of(x), x, t), t, k, ts[3] or zero_of(v)]
+    ),
+)
+
+
+def _filled_at_type(types: list[VType], consts: list[object]) -> VType:
+    dx, x = types[:2]
+    key = consts[2]
+    if isinstance(dx, Dct) and isinstance(x, Dct) and dx.fields is not None and key is not UNKNOWN:
+        part = tangent_of(activated(x.field(key)))
+        return dct([part if k == key else t for k, t in dx.fields], [k for k, _ in dx.fields])
+    if isinstance(dx, Tup) and isinstance(x, Tup) and isinstance(key, int):
+        items = list(dx.items)
+        items[key] = tangent_of(activated(x.items[key]))
+        return Tup(tuple(items), dx.cls)
+    return dx
+
+
+# a container's tangent given zeros where a part had none, before `x[t][k] = v` writes a derivative into that part
+FILLED_AT = Primitive(
+    "filled_at",
+    lambda dx, x, key: call(tangents_runtime.filled_at, dx, x, key),
+    lambda d, y, dx, x, key: [d, ZERO, None],
+    (3, 3),
+    _filled_at_type,
+    containers=True,
+    jvp=linear(0),
 )
 DICT_SETDEFAULT = Primitive(
     "setdefault",
@@ -480,7 +510,7 @@ REPEAT = Primitive(
     saves=lambda y, a, b: call(runtime.repeated_length, a, b),
     containers=True,
     samples=((_LIST, 2), (2, _LIST), (_LIST, 0)),
-    jvp=linear(0, 1),
+    jvp=lambda ts, y, a, b: Term(REPEAT, [ts[0], b] if ts[0] is not None else [a, ts[1]]),
 )
 SUM_SEQ = Primitive(
     "sum",

@@ -17,7 +17,8 @@ from ..runtime import numpy as numpy_runtime
 from ..runtime import shape as runtime
 from ..target.expressions import CallX, Expr, Obj, call
 from .kinds import UNKNOWN, KindRule, as_array, part_array, reranked, same_array, shape_rank
-from .registry import PRIMITIVES, REALS, Primitive, numpy_function
+from .registry import PRIMITIVES, REALS, Primitive, function, numpy_function
+from .tangents import Term, apply, linear, tuple_of
 
 # ---------------------------------------------------------------- kind rules of this family
 
@@ -92,6 +93,9 @@ TRACE = reranked(lambda r, t, c: r - 2, reads=())
 BROADCAST_TO = reranked(lambda r, t, c: shape_rank(t[1]), reads=())
 
 
+TAKEN_ALONG = reranked(lambda r, t, c: 1 if c[2] is None else r, reads=())  # axis None: along the raveled array
+
+
 def take_kind(types: list[VType], consts: list[object]) -> VType:
     """`np.take(a, indices, axis)`: the indices' shape (axis None), else a's with the axis replaced by it."""
     ranks = _int_rank(types[1])
@@ -114,6 +118,56 @@ def stacked_kind(least: int) -> KindRule:
     return rule
 
 
+# ---------------------------------------------------------------- tangent rules of this family
+# All but sort and partition are linear in their arrays: `linear(0)`, the operation itself on the tangent.
+
+
+def _float_zeros(x: Term) -> Term:
+    """Float zeros of x's shape: the tangent of a part no derivative flows into (an int array's too, which
+    `ZEROS` makes None)."""
+    return apply(np.zeros_like, x, "float64")
+
+
+def _parts(dxs: Term, xs: Term) -> Term:
+    """The tangents of a sequence's parts: a tuple's has None where a part carries none, made zeros here; a
+    list's has every element's."""
+    if not isinstance(xs.type, Tup):
+        return dxs
+    return tuple_of(*(dxs[k] if is_active(t) else _float_zeros(xs[k]) for k, t in enumerate(xs.type.items)))
+
+
+def _joined_jvp(ts: list, y: Term, xs: Term, *rest: Term, op: Primitive) -> Term:
+    """concatenate, stack, vstack, hstack, column_stack: linear in the sequence, so the join of its tangents."""
+    return Term(op, [_parts(ts[0], xs), *rest])
+
+
+def _meshgrid_jvp(ts: list, y: Term, *xs: Term) -> Term:
+    """Linear in the vectors jointly (grid k spreads xs[k] only): the grids of their tangents."""
+    return apply(np.meshgrid, *(_float_zeros(x) if t is None else t for t, x in zip(ts, xs[:-1])), xs[-1])
+
+
+def _pad_jvp(ts: list, y: Term, x: Term, width: Term, mode: Term, values: Term) -> Term:
+    """Linear in the array and the pad constant jointly; a constant without a tangent pads with the default 0,
+    which the modes that take no constant accept."""
+    dx = _float_zeros(x) if ts[0] is None else ts[0]
+    return apply(np.pad, dx, width, mode, 0 if ts[3] is None else ts[3])
+
+
+def _sort_jvp(ts: list, y: Term, x: Term, axis: Term) -> Term:
+    """The tangent permuted as x is, by a stable argsort: the order `runtime.sort_ct` follows among ties."""
+    return apply(np.take_along_axis, ts[0], apply(np.argsort, x, axis, "stable"), axis)
+
+
+def _partition_jvp(ts: list, y: Term, x: Term, kth: Term, axis: Term) -> Term:
+    """The tangent permuted as x is, by the order the VJP puts the cotangent back through."""
+    return apply(np.take_along_axis, ts[0], apply(PARTITION_ORDER, y, x, kth, axis), axis)
+
+
+# where each element of `np.partition(x, kth, axis)` comes from along the axis: an int array of the result's shape
+PARTITION_ORDER = function(
+    runtime.partition_order, None, (4, 4), kind=reranked(lambda r, t, c: r, "i", reads=()), name="partition_order"
+)
+
 _np = numpy_function
 _M = REALS.of(2, 3)  # a matrix the rule test samples
 PRIMITIVES.update(
@@ -126,6 +180,7 @@ PRIMITIVES.update(
             aliases="view",
             samples=((_M, (3, 2)), (_M, -1)),
             methods=("reshape",),
+            jvp=linear(0),
         ),
         np.transpose: _np(
             np.transpose,
@@ -136,6 +191,7 @@ PRIMITIVES.update(
             aliases="view",
             samples=((_M, None), (REALS.of(2, 3, 4), (2, 0, 1))),
             methods=("transpose",),
+            jvp=linear(0),
         ),
         np.concatenate: _np(
             np.concatenate,
@@ -145,6 +201,7 @@ PRIMITIVES.update(
             kind=concatenate_kind,
             containers=True,
             samples=(([_M, REALS.of(1, 3)], 0), ([_M, _M], 1), ([_M, REALS.of(4)], None)),
+            jvp=_joined_jvp,
         ),
         np.stack: _np(
             np.stack,
@@ -154,6 +211,7 @@ PRIMITIVES.update(
             kind=stack_kind,
             containers=True,
             samples=(([_M, _M], 0), ([REALS.of(3), REALS.of(3)], -1)),
+            jvp=_joined_jvp,
         ),
     }
 )
@@ -168,13 +226,17 @@ def _flip_along(axis: int) -> Callable[..., list[Expr | None]]:
     return lambda d, y, x: [call(runtime.flip_ct, d, x, axis)]
 
 
-def _shape_op(fn: Callable, ct: Callable, params: tuple[str, ...], defaults: tuple = (), **more) -> Primitive:
-    return _np(fn, _moved(ct), params, defaults, **more)
+def _shape_op(
+    fn: Callable, ct: Callable, params: tuple[str, ...], defaults: tuple = (), jvp: Callable | None = None, **more
+) -> Primitive:
+    """An operation that moves, copies and zero-fills x's elements: linear in x, its tangent is itself on x's
+    (unless `jvp` says otherwise)."""
+    return _np(fn, _moved(ct), params, defaults, jvp=jvp or linear(0), **more)
 
 
 def _joined(fn: Callable, ct: Callable, least: int, samples: tuple) -> Primitive:
     vjp = lambda d, y, xs: [call(ct, d, xs)]  # noqa: E731
-    return _np(fn, vjp, ("tup",), kind=stacked_kind(least), containers=True, samples=samples)
+    return _np(fn, vjp, ("tup",), kind=stacked_kind(least), containers=True, samples=samples, jvp=_joined_jvp)
 
 
 _T = REALS.of(2, 3, 4)
@@ -183,13 +245,14 @@ _SQ = REALS.of(3, 3)
 
 def _pad_kind(types: list[VType], consts: list[object]) -> VType:
     """`np.pad(x, pad_width, mode, constant_values)`: an array like x; a derivative flows through the modes
-    that copy x's elements only (`runtime.numpy.PAD_MODES`), an error at the call for the others."""
+    that copy x's elements only (`runtime.numpy.PAD_MODES`), an error at the call for the others. Active where
+    the constant is too (padding a constant array with `c`)."""
     x = as_array(types[0])
     mode = consts[2]
     if (x.active or is_active(types[3])) and mode is not UNKNOWN and mode not in numpy_runtime.PAD_MODES:
         modes = ", ".join(map(repr, numpy_runtime.PAD_MODES))
         raise ChadTypeError(f"the derivative of `np.pad` with mode={mode!r} is not supported (only {modes})")
-    return x
+    return arr(x.rank, x.dtype, True)
 
 
 def _padding() -> Primitive:
@@ -215,6 +278,7 @@ def _padding() -> Primitive:
             (REALS.of(3), (5, 4), "reflect"),
             (REALS.of(2), 5, "symmetric"),
         ),
+        jvp=_pad_jvp,
     )
     pad.fn = None
     return pad
@@ -237,6 +301,7 @@ PRIMITIVES.update(
             aliases="view",
             samples=((_M,), (_T,), (REALS,)),
             methods=("flatten", "ravel"),
+            jvp=linear(0),
         ),
         np.squeeze: _np(
             np.squeeze,
@@ -247,6 +312,7 @@ PRIMITIVES.update(
             aliases="view",
             samples=((REALS.of(2, 1, 3), None), (REALS.of(1, 3, 1), (0, 2)), (REALS.of(1, 3), 0)),
             methods=("squeeze",),
+            jvp=linear(0),
         ),
         np.expand_dims: _np(
             np.expand_dims,
@@ -255,10 +321,17 @@ PRIMITIVES.update(
             kind=EXPANDED,
             aliases="view",
             samples=((_M, 1), (_M, (0, 3)), (REALS, 0)),
+            jvp=linear(0),
         ),
-        np.atleast_1d: _np(np.atleast_1d, _reshaped, ("arys",), kind=at_least_kind(1), samples=_AT_LEAST),
-        np.atleast_2d: _np(np.atleast_2d, _reshaped, ("arys",), kind=at_least_kind(2), samples=_AT_LEAST),
-        np.atleast_3d: _np(np.atleast_3d, _reshaped, ("arys",), kind=at_least_kind(3), samples=_AT_LEAST),
+        np.atleast_1d: _np(
+            np.atleast_1d, _reshaped, ("arys",), kind=at_least_kind(1), samples=_AT_LEAST, jvp=linear(0)
+        ),
+        np.atleast_2d: _np(
+            np.atleast_2d, _reshaped, ("arys",), kind=at_least_kind(2), samples=_AT_LEAST, jvp=linear(0)
+        ),
+        np.atleast_3d: _np(
+            np.atleast_3d, _reshaped, ("arys",), kind=at_least_kind(3), samples=_AT_LEAST, jvp=linear(0)
+        ),
         np.swapaxes: _shape_op(
             np.swapaxes,
             runtime.swapaxes_ct,
@@ -285,8 +358,12 @@ PRIMITIVES.update(
             aliases="view",
             samples=((_M, None), (_M, 1), (_T, (0, 2))),
         ),
-        np.fliplr: _np(np.fliplr, _flip_along(1), ("m",), kind=same_array, aliases="view", samples=((_M,),)),
-        np.flipud: _np(np.flipud, _flip_along(0), ("m",), kind=same_array, aliases="view", samples=((_M,),)),
+        np.fliplr: _np(
+            np.fliplr, _flip_along(1), ("m",), kind=same_array, aliases="view", samples=((_M,),), jvp=linear(0)
+        ),
+        np.flipud: _np(
+            np.flipud, _flip_along(0), ("m",), kind=same_array, aliases="view", samples=((_M,),), jvp=linear(0)
+        ),
         np.rot90: _shape_op(
             np.rot90,
             runtime.rot90_ct,
@@ -366,7 +443,7 @@ PRIMITIVES.update(
             np.take_along_axis,
             runtime.take_along_axis_ct,
             ("arr", "indices", "axis"),
-            kind=same_array,
+            kind=TAKEN_ALONG,
             samples=((_M, np.array([[2, 2, 0], [1, 0, 1]]), 1), (_M, np.array([[1], [0]]), 1)),
         ),
         np.broadcast_to: _shape_op(
@@ -385,8 +462,9 @@ PRIMITIVES.update(
             kind=SORTED,
             samples=((REALS.of(5), -1), (_M, 0), (_M, None)),
             methods=("sort",),
+            jvp=_sort_jvp,
         ),
-        np.argsort: _np(np.argsort, None, ("a", "axis"), (-1,), kind=ARGSORTED, methods=("argsort",)),
+        np.argsort: _np(np.argsort, None, ("a", "axis", "kind"), (-1, None), kind=ARGSORTED, methods=("argsort",)),
         np.partition: _np(
             np.partition,
             lambda d, y, x, kth, axis: [call(numpy_runtime.partition_ct, d, y, x, kth, axis), None, None],
@@ -394,6 +472,7 @@ PRIMITIVES.update(
             (-1,),
             kind=SORTED,
             samples=((REALS.of(6), 2, -1), (REALS.of(6), (1, 4), -1), (_M, 1, 0), (_M, 3, None), (_T, -1, 1)),
+            jvp=_partition_jvp,
         ),
         np.argpartition: _np(
             np.argpartition, None, ("a", "kth", "axis"), (-1,), kind=ARGSORTED, methods=("argpartition",)
@@ -411,6 +490,7 @@ PRIMITIVES.update(
             defaults=("xy",),
             fn=np.meshgrid,
             containers=True,
+            jvp=_meshgrid_jvp,
             samples=(
                 (REALS.of(3), REALS.of(2)),
                 (REALS.of(3), REALS.of(2), "ij"),
@@ -425,6 +505,7 @@ PRIMITIVES.update(
                 (0,),
                 kind=split_kind,
                 samples=((_M, 2), (REALS.of(6), 3), (_M, 3, 1), *uneven),
+                jvp=linear(0),
             )
             for fn, uneven in ((np.split, ()), (np.array_split, ((REALS.of(5), 2),)))
         },

@@ -30,7 +30,24 @@ import numpy as np
 
 from ..errors import UnknownFunction
 from ..ir import nodes as ir
-from ..ir.types import BOTTOM, INT, Arr, Discrete, Float, Lst, Tup, VType, activated, is_active, tangent_of
+from ..ir.types import (
+    BOOL,
+    BOTTOM,
+    INT,
+    NONE,
+    OBJECT,
+    STR,
+    Arr,
+    Dct,
+    Float,
+    Lst,
+    Rec,
+    Tup,
+    VType,
+    activated,
+    is_active,
+    tangent_of,
+)
 from ..runtime import tangents as runtime
 from ..runtime.array_cotangents import unbroadcast
 from ..runtime.numpy import safe_divisor
@@ -135,6 +152,12 @@ def apply(op: str | Primitive | Callable, *args: object) -> Term:
     return Term(prim, [term(a) for a in args])
 
 
+def python(fn: Callable, *args: object) -> Term:
+    """A call of a function written in Python that chadpy reads (a tangent too long for one term: `math.prod`'s),
+    differentiated again like the user's code."""
+    return Term(fn, [term(a) for a in args])
+
+
 def tuple_of(*items: object) -> Term:
     """A tuple of terms (the tangent of an operation returning a tuple)."""
     return Term(TUPLE, [term(x) for x in items])
@@ -200,11 +223,25 @@ BROADCAST_LIKE = function(
     kind=lambda types, consts: types[1],
 )
 BROADCAST_LIKE.jvp = lambda ts, y, v, like: apply(BROADCAST_LIKE, ts[0], like)
+
+
 def _zeros_kind(t: VType) -> VType:
-    """The type of the zero tangent of a value of type t (an empty list's is an empty list)."""
-    if isinstance(t, Lst) and t.item is BOTTOM:
-        return t
-    return tangent_of(activated(t))
+    """The type of the zero tangent of a value of type t: its structure, a float's 0.0, an array's float zeros
+    (an int array's too), an empty list's or object's an empty one, None for an int, a str, None."""
+    if isinstance(t, Float):
+        return Float(False)
+    if isinstance(t, Arr):
+        return Arr(t.rank, "f")
+    if isinstance(t, Tup):
+        return Tup(tuple(map(_zeros_kind, t.items)), t.cls)
+    if isinstance(t, Lst):
+        return Lst(t.item if t.item is BOTTOM else _zeros_kind(t.item))
+    if isinstance(t, Dct):
+        fields = tuple((k, _zeros_kind(f)) for k, f in t.fields) if t.fields is not None else None
+        return Dct(_zeros_kind(t.item) if t.item is not None else None, fields, t.key)
+    if isinstance(t, Rec):
+        return Rec(t.cls, tuple((k, _zeros_kind(f)) for k, f in t.fields))
+    return NONE
 
 
 # the zero tangent of a value: 0.0 for a float, a float array of zeros for an array, the same structure
@@ -223,7 +260,7 @@ def _pow_base_tangent(m: Spelling, t: Term, a: Term, b: Term) -> Term:
         return t * a * 2.0
     if k is not None and k == int(k) and k > 0:
         return t * k * a ** (k - 1)
-    return apply(STRONG_ZERO, t, t * b * a ** (b - 1.0))
+    return apply(STRONG_ZERO, t, _without_raising(t * b * a ** (b - 1.0)))
 
 
 def _pow_exponent_tangent(m: Spelling, t: Term, y: Term, a: Term) -> Term:
@@ -236,12 +273,14 @@ TERMS_MATH = TermSpelling(
     times_sign=lambda d, x: d * apply(np.sign, x),
     safe_divisor=lambda x: apply(SAFE_DIVISOR, x),
     strong_zero=lambda d, ct: apply(STRONG_ZERO, d, ct),
+    quotient=lambda a, b: a / b,
 )
 TERMS_NP = TermSpelling(
     np,
     times_sign=lambda d, x: d * apply(np.sign, x),
     safe_divisor=lambda x: apply(SAFE_DIVISOR, x),
     strong_zero=lambda d, ct: apply(STRONG_ZERO, d, ct),
+    quotient=lambda a, b: apply(np.true_divide, a, b),
 )
 _SPELLINGS = {"math": TERMS_MATH, "numpy": TERMS_NP}
 
@@ -268,8 +307,8 @@ def linear(*positions: int) -> Callable:
     def jvp(ts: list, y: Term, *xs: Term, op: Primitive) -> Term:
         args = list(xs)
         for k in range(len(xs)) if positions == ALL else positions:
-            if k < len(xs) and (ts[k] is not None or carries_tangent(xs[k])):
-                args[k] = ts[k] if ts[k] is not None else apply(ZEROS, xs[k])
+            if k < len(xs):
+                args[k] = ts[k] if ts[k] is not None else zero_of(xs[k])
         return Term(op, args)
 
     jvp.linear_in = positions
@@ -279,13 +318,16 @@ def linear(*positions: int) -> Callable:
 ALL = (-1,)  # `linear(*ALL)`: linear in every argument (`merged_keywords(*dicts)`)
 
 
-def carries_tangent(x: Term) -> bool:
-    """Whether an argument without a tangent is a value of a kind that has one (a constant float or array, whose
-    tangent is zeros), rather than an int, a str or None (kept as it is: `xs * 2`'s 2)."""
+def zero_of(x: Term) -> Term:
+    """The zero tangent of an argument no derivative flows into: 0.0 for a number (`x[k] = 5` writes 0.0 into
+    the tangent), zeros of its structure for a float, an array or a container, the value itself where no
+    derivative can flow (None, a str)."""
     t = x.type
-    if t is None:
-        return not isinstance(x.constant, int) and x.atom != ir.Const(None)
-    return not isinstance(tangent_of(activated(t)), Discrete)
+    if t in (INT, BOOL) or t is None and isinstance(x.constant, (int, float)):
+        return term(0.0)
+    if t is None and x.atom == ir.Const(None) or t in (NONE, STR, OBJECT):
+        return x
+    return apply(ZEROS, x)
 
 
 def multilinear(*positions: int) -> Callable:
@@ -315,6 +357,7 @@ def from_formula(op: Primitive) -> Callable | None:
     formula = vjp.func
     if getattr(formula, "__name__", "") == "<lambda>" and _is_pow(op):
         return POW_NP if spelling is TERMS_NP else POW_MATH
+    strong = getattr(formula, "__name__", "") == "strong"  # `registry.strong_zeros`: a partial with a pole
 
     def jvp(ts: list, y: Term, *xs: Term) -> Term:
         parts = []
@@ -326,9 +369,23 @@ def from_formula(op: Primitive) -> Callable | None:
                         f"the derivative formula of `{op.name}` calls code of its own: it needs a tangent rule (jvp)"
                     )
                 parts.append(None if part is None or part is ZERO else term(part))
-        return total(parts)
+        out = total(parts)
+        return _without_raising(out) if strong and out is not None else out
 
     return jvp
+
+
+def _without_raising(t: Term) -> Term:
+    """t with its quotients and powers NumPy's: at a pole they give inf (then zeroed where the tangent is 0, a
+    strong zero), where Python's raise ZeroDivisionError (`d / (2 sqrt(x))` at 0, of a tangent never used)."""
+    head = t.head
+    if head is OPERATORS["/"]:
+        head = PRIMITIVES[np.true_divide]
+    elif head is OPERATORS["**"]:
+        head = PRIMITIVES[np.power]
+    if head is t.head and not t.args:
+        return t
+    return Term(head, [_without_raising(a) for a in t.args], t.type)
 
 
 def _is_pow(op: Primitive) -> bool:
@@ -354,9 +411,14 @@ def _takes_op(rule: Callable) -> bool:
 
 
 def tangent_rule(op: Primitive) -> TangentRule | None:
-    """The tangent rule of a differentiable primitive, if it has one."""
-    if op.jvp is not None:
-        return TangentRule(op, op.jvp)
+    """The tangent rule of a differentiable primitive, if it has one (a pointwise one spelled over terms)."""
+    jvp = op.jvp
+    if isinstance(jvp, functools.partial) and jvp.args and isinstance(jvp.args[0], Spelling):
+        spelling = _SPELLINGS.get(getattr(jvp.args[0].module, "__name__", ""))
+        if spelling is not None and not isinstance(jvp.args[0], TermSpelling):
+            jvp = functools.partial(jvp.func, spelling, *jvp.args[1:])
+    if jvp is not None:
+        return TangentRule(op, jvp)
     derived = from_formula(op)
     return None if derived is None else TangentRule(op, derived)
 

@@ -19,7 +19,9 @@ Where a derivative does not exist the rule says what it returns:
   is locally constant (as `pinv`).
 
 SciPy's `inv`, `solve`, `cholesky`, `cho_factor` and `cho_solve` are here too (NumPy's
-rules on the matrix SciPy's solver reads: `assume_a=` and `lower=` say which entries).
+rules on the matrix SciPy's solver reads: `assume_a=` and `lower=` say which entries), and
+the primitives the tangent rules call (`coupling`, `cofactor`, `as_matrices`, `as_vectors`)
+with their cotangents.
 """
 
 from __future__ import annotations
@@ -64,12 +66,21 @@ def _lower_read(gs: np.ndarray) -> np.ndarray:
     return np.tril(2.0 * gs) - gs * np.eye(gs.shape[-1])
 
 
-def _coupling(w: np.ndarray) -> np.ndarray:
+def coupling(w: Any) -> np.ndarray:
     """F[..., i, j] = 1 / (w_j - w_i) off the diagonal, 0 on it and at ties."""
+    w = np.asarray(w)
     gap = w[..., None, :] - w[..., :, None]
     scale = np.max(np.abs(w), axis=-1, keepdims=True)[..., None]
     tied = np.abs(gap) <= _TIE * np.maximum(scale, 1e-300)
     return np.where(tied, 0.0, 1.0 / np.where(tied, 1.0, gap))
+
+
+@linear
+def coupling_ct(d: Any, f: Any) -> Any:
+    """Cotangent of `w` in `f = coupling(w)`: df[i, j] = f[i, j]^2 (dw_i - dw_j), so with g = d f^2, w_k gets
+    the sum of g's row k less that of its column k (0 at ties, where f is)."""
+    g = ndarray_of(d) * np.asarray(f) ** 2
+    return g.sum(-1) - g.sum(-2)
 
 
 # ====================================================================== square matrices
@@ -91,6 +102,21 @@ def solve_ct_b(d: Any, x: Any, a: Any, b: Any) -> Any:
     return _summed_to(_solve_ct(d, a, b), b)
 
 
+@linear
+def as_matrices(v: Any, b: Any) -> Any:
+    """v, a right-hand side or a solution of `np.linalg.solve(a, b)`, as matrices: with a trailing axis of
+    length 1 where b is 1-D (which solve reads as one vector for each matrix of a stack)."""
+    v = ndarray_of(v)
+    return v[..., None] if np.ndim(b) == 1 else v
+
+
+@linear
+def as_vectors(v: Any, b: Any) -> Any:
+    """`as_matrices`' inverse (and transpose): v with that axis dropped again."""
+    v = ndarray_of(v)
+    return v[..., 0] if np.ndim(b) == 1 else v
+
+
 def _solve_ct(d: Any, a: Any, b: Any) -> np.ndarray:
     d = ndarray_of(d)
     if np.ndim(b) == 1:  # a vector right-hand side (NumPy 2: only a 1-D b is one)
@@ -105,14 +131,27 @@ def inv_ct(d: Any, y: Any) -> Any:
     return -(yt @ ndarray_of(d) @ yt)
 
 
-@linear
-def det_ct(d: Any, a: Any) -> Any:
-    """Cotangent of `a` in `np.linalg.det(a)`: d times the cofactor matrix, through the SVD
-    a = U S Vt: cof(a) = det(U) det(Vt) U diag(prod of the other s) Vt (exact when a is singular)."""
+def cofactor(a: Any) -> np.ndarray:
+    """The cofactor matrix of `a` (det(a) inv(a).T where a is invertible), through the SVD a = U S Vt:
+    det(U) det(Vt) U diag(prod of the other s) Vt (exact when a is singular)."""
     u, s, vt = np.linalg.svd(np.asarray(a, dtype=float))
     sign = np.linalg.det(u) * np.linalg.det(vt)
-    cof = (u * _others_product(s, (s.ndim - 1,))[..., None, :]) @ vt
-    return np.asarray(ndarray_of(d) * sign)[..., None, None] * cof
+    return np.asarray(sign)[..., None, None] * ((u * _others_product(s, (s.ndim - 1,))[..., None, :]) @ vt)
+
+
+@linear
+def cofactor_ct(d: Any, c: Any, a: Any) -> Any:
+    """Cotangent of `a` in `c = cofactor(a)` (a invertible: c = det(a) inv(a).T, whose tangent is
+    tr(inv(a) da) c - c (inv(a) da).T): <d, c> inv(a).T - inv(a).T d.T c."""
+    d, c = ndarray_of(d), np.asarray(c)
+    inv_t = _mT(np.linalg.inv(a))
+    return np.sum(d * c, axis=(-2, -1))[..., None, None] * inv_t - inv_t @ _mT(d) @ c
+
+
+@linear
+def det_ct(d: Any, a: Any) -> Any:
+    """Cotangent of `a` in `np.linalg.det(a)`: d times the cofactor matrix (exact when a is singular)."""
+    return np.asarray(ndarray_of(d))[..., None, None] * cofactor(a)
 
 
 @linear
@@ -158,7 +197,7 @@ def eigh_ct(d: Any, y: Any) -> Any:
     if dw is not None:
         inner = inner + dw[..., None] * np.eye(w.shape[-1])
     if dv is not None:
-        inner = inner + _coupling(w) * (_mT(v) @ dv)
+        inner = inner + coupling(w) * (_mT(v) @ dv)
     return _lower_read(v @ inner @ _mT(v))
 
 
@@ -192,7 +231,7 @@ def svd_ct(d: Any, y: Any, a: Any, full_matrices: bool = True, compute_uv: bool 
     core = np.zeros(s.shape + (k,))
     if ds is not None:
         core = core + ds[..., None] * np.eye(k)
-    f = _coupling(s * s)
+    f = coupling(s * s)
     if du is not None:
         j = _mT(u) @ du
         core = core + (f * (j - _mT(j))) * s[..., None, :]
@@ -408,7 +447,7 @@ def lstsq_ct(d: Any, y: Any, a: Any, b: Any, rcond: Any, which: int) -> Any:
 
 # ====================================================================== scipy.linalg (registered with SciPy)
 
-_SYMMETRIC = ("symmetric", "sym", "hermitian", "her", "positive definite", "pos")  # one triangle read, by `lower`
+SYMMETRIC = ("symmetric", "sym", "hermitian", "her", "positive definite", "pos")  # one triangle read, by `lower`
 
 
 def _structured(a: Any, assume_a: str | None, lower: bool) -> np.ndarray:
@@ -416,7 +455,7 @@ def _structured(a: Any, assume_a: str | None, lower: bool) -> np.ndarray:
     positive definite), a triangle, the diagonal, the three middle diagonals; all of it otherwise (general,
     banded, whose band SciPy finds from the matrix, and None, where SciPy picks the solver by looking)."""
     a = np.asarray(a, dtype=float)
-    if assume_a in _SYMMETRIC:
+    if assume_a in SYMMETRIC:
         part = np.tril(a) if lower else np.triu(a)
         return part + _mT(part) - a * np.eye(a.shape[-1])
     if assume_a in ("upper triangular", "lower triangular"):
@@ -435,13 +474,13 @@ def _read_as(g: Any, assume_a: str | None, lower: bool) -> Any:
     """The cotangent of `a` from `g`, that of the matrix `_structured` makes of it."""
     if g is Zero:
         return Zero
-    if assume_a in _SYMMETRIC:
+    if assume_a in SYMMETRIC:
         return _lower_read(g) if lower else _mT(_lower_read(g))
     return _structured(g, assume_a, lower)  # a triangle, the diagonal, a band: the rest is not read
 
 
 @functools.cache
-def _inverted_diagonal_keeps_the_rest() -> bool:
+def inverted_diagonal_keeps_the_rest() -> bool:
     """Whether SciPy's `inv(a, assume_a="diagonal")` returns a's off-diagonal entries as they are (SciPy 1.17
     inverts the diagonal in place) rather than zeros: asked once of the installed SciPy."""
     from scipy.linalg import inv
@@ -457,7 +496,7 @@ def scipy_inv_ct(d: Any, y: Any, assume_a: str | None, lower: bool) -> Any:
     if assume_a != "diagonal":
         return _read_as(inv_ct(d, y), assume_a, lower)
     d, eye = ndarray_of(d), np.eye(np.shape(y)[-1])
-    rest = d * (1.0 - eye) if _inverted_diagonal_keeps_the_rest() else 0.0
+    rest = d * (1.0 - eye) if inverted_diagonal_keeps_the_rest() else 0.0
     return -(d * np.asarray(y) ** 2) * eye + rest
 
 

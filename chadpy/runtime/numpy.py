@@ -171,6 +171,21 @@ def _winner(x: Any, other: Any, beats: Any, nan_loses: bool = False) -> np.ndarr
     return np.where(wins, 1.0, np.where(np.equal(x, other), 0.5, 0.0))
 
 
+_BEATS = {
+    "maximum": (np.greater, False),
+    "minimum": (np.less, False),
+    "fmax": (np.greater, True),
+    "fmin": (np.less, True),
+}
+
+
+def selection_weight(x: Any, other: Any, fn: str) -> Any:
+    """d fn(x, other) / d x for `fn` one of "maximum", "minimum", "fmax", "fmin": `_winner`'s 1, 1/2 or 0, the
+    weights of the cotangent rules below (discrete), in the broadcast shape."""
+    beats, nan_loses = _BEATS[fn]
+    return _winner(x, other, beats, nan_loses)[()]
+
+
 @linear
 def maximum_ct_a(d: Any, a: Any, b: Any) -> Any:
     """Cotangent of `a` in `np.maximum(a, b)`: d where a wins, half of it on ties."""
@@ -217,12 +232,17 @@ def safe_divisor(x: Any) -> Any:
 @linear
 def clip_ct(d: Any, x: Any, lo: Any, hi: Any) -> Any:
     """Cotangent of `x` in `np.clip(x, lo, hi)`: d where lo <= x <= hi, else 0 (lo/hi may be None)."""
-    inside: Any = True
+    return _select_ct(d, x, clip_inside(x, lo, hi))
+
+
+def clip_inside(x: Any, lo: Any, hi: Any) -> Any:
+    """Whether lo <= x <= hi (lo/hi may be None), in the broadcast shape: d np.clip(x, lo, hi) / d x (discrete)."""
+    inside: Any = np.ones(np.shape(x), bool)
     if lo is not None:
-        inside = np.greater_equal(x, lo)
+        inside = inside & np.greater_equal(x, lo)
     if hi is not None:
         inside = inside & np.less_equal(x, hi)
-    return _select_ct(d, x, inside)
+    return inside[()]
 
 
 @linear
@@ -384,6 +404,31 @@ def interp_ct(d: Any, x: Any, xp: Any, fp: Any, left: Any, right: Any, which: in
     if which == 2:  # fp[0] below the range, fp[-1] above it, unless `left`, `right` stand there
         sums[0] += 0.0 if left is not None else np.sum(g * below)
         sums[-1] += 0.0 if right is not None else np.sum(g * above)
+    return as_cotangent_of(sums, (xp, fp)[which - 1])
+
+
+def interp_slope(x: Any, xp: Any, fp: Any) -> Any:
+    """d np.interp(x, xp, fp) / d x: the slope of the piece each x is on inside [xp[0], xp[-1]], 0 outside
+    (`_interp_pieces`'s). Linear in fp; a float for a float x."""
+    _, _, slope, below, above = _interp_pieces(x, xp, fp)
+    out = slope * ~(below | above)
+    return out if isinstance(x, np.ndarray) else float(out)
+
+
+@linear
+def interp_slope_ct(d: Any, x: Any, xp: Any, fp: Any, which: int) -> Any:
+    """Cotangent of xp (which=1) or fp (2) in `s = interp_slope(x, xp, fp)`, s = (fp[i] - fp[i-1]) / (xp[i] - xp[i-1])
+    inside: fp[i] gets d / width and fp[i-1] -d / width; xp[i] gets -d s / width and xp[i-1] d s / width."""
+    i, _, slope, below, above = _interp_pieces(x, xp, fp)
+    knots = np.asarray(xp, dtype=float)
+    n = len(knots)
+    if n == 1:  # one knot: no slope
+        return as_cotangent_of(np.zeros(1), (xp, fp)[which - 1])
+    width = knots[i] - knots[i - 1]
+    g = np.asarray(ndarray_of(d), dtype=float) * ~(below | above) / np.where(width == 0, 1.0, width)  # as the slope
+    if which == 1:
+        g = -g * slope
+    sums = np.bincount(np.ravel(i), np.ravel(g), n) - np.bincount(np.ravel(i - 1), np.ravel(g), n)
     return as_cotangent_of(sums, (xp, fp)[which - 1])
 
 

@@ -11,8 +11,9 @@ from .cotangents import Zero
 
 
 def with_field(obj: object, name: str, value: object) -> object:
-    """`obj.name = value` as an expression (only on objects the function itself made)."""
-    setattr(obj, name, value)
+    """`obj.name = value` as an expression (only on objects the function itself made: a frozen dataclass's too,
+    as its `__init__` sets them)."""
+    object.__setattr__(obj, name, value)
     return obj
 
 

@@ -90,12 +90,19 @@ def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = Fals
         winners = np.flatnonzero(np.isnan(x) if y != y else x == y)  # max/min propagate nan: nan positions win
         return index_ct(d / len(winners), x, np.unravel_index(winners, x.shape))
     xa = np.asarray(x)
+    return as_cotangent_of(extremum_weights(y, xa, axis, keepdims) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+
+
+def extremum_weights(y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> np.ndarray:
+    """d y / d x for `y = np.max(x, ...)` or `np.min`, in x's shape: 1/count at the tied winners of each group, 0
+    elsewhere (the subgradient `extremum_ct` takes; discrete: piecewise constant in x)."""
+    xa = np.asarray(x)
     ye = _expand(y, xa.ndim, axis, keepdims)
     hit = xa == ye
     if xa.dtype.kind in "fc":
         hit = hit | (np.isnan(xa) & np.isnan(ye))  # max/min propagate nan: the nan positions are the winners
     count = hit.sum(axis=_axes(axis, xa.ndim), keepdims=True)
-    return as_cotangent_of(hit * (_expand(ndarray_of(d), xa.ndim, axis, keepdims) / count), x)
+    return (hit / count).astype(float_dtype(xa.dtype), copy=False)
 
 
 def _count(x: np.ndarray, axes: IntTuple) -> int:
@@ -110,11 +117,6 @@ def _safe_divide(num: Any, den: Any) -> np.ndarray:
     """num / den, and 0 where den == 0 (a reduction's singular point: the subgradient of smallest norm)."""
     zero = np.equal(den, 0)
     return np.where(zero, 0.0, num / np.where(zero, 1.0, den))
-
-
-def _ties(d: Any, x: np.ndarray, y: Any, axis: Axis, keepdims: bool, hit: np.ndarray, over: IntTuple) -> np.ndarray:
-    """d (expanded to x's rank) split equally among the positions `hit` marks in each group over `over`."""
-    return hit * (_expand(ndarray_of(d), x.ndim, axis, keepdims) / hit.sum(axis=over, keepdims=True))
 
 
 @linear
@@ -136,11 +138,24 @@ def std_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False, dd
     axes = _axes(axis, xa.ndim)
     centred = xa - xa.mean(axis=axes, keepdims=True)
     de = _expand(ndarray_of(d), xa.ndim, axis, keepdims)
-    spread = np.abs(centred).max(axis=axes, keepdims=True)
-    rounding = 4 * np.finfo(float_dtype(xa.dtype)).eps * np.abs(xa).max(axis=axes, keepdims=True)
-    ye = np.where(spread <= rounding, 0.0, _expand(y, xa.ndim, axis, keepdims))
+    ye = np.where(_differ(xa, centred, axes), _expand(y, xa.ndim, axis, keepdims), 0.0)
     scale = _safe_divide(de, (_count(xa, axes) - ddof) * ye)
     return as_cotangent_of(scale * centred, x)
+
+
+def _differ(x: np.ndarray, centred: np.ndarray, axes: IntTuple) -> np.ndarray:
+    """Whether each group's elements differ by more than rounding (keepdims layout)."""
+    spread = np.abs(centred).max(axis=axes, keepdims=True)
+    return ~(spread <= 4 * np.finfo(float_dtype(x.dtype)).eps * np.abs(x).max(axis=axes, keepdims=True))  # NaN differs
+
+
+def varies(x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
+    """1.0 where a group of `np.std(x, axis, keepdims=keepdims)` has elements that differ by more than rounding, else
+    0.0, in the result's shape: std's tangent is 0 where they are all equal, as `std_ct`'s cotangent (discrete)."""
+    xa = np.asarray(x)
+    axes = _axes(axis, xa.ndim)
+    mask = _differ(xa, xa - xa.mean(axis=axes, keepdims=True), axes).astype(float_dtype(xa.dtype))
+    return (mask if keepdims else np.squeeze(mask, axis=axes))[()]
 
 
 @linear
@@ -166,6 +181,18 @@ def average_ct_weights(d: Any, y: Any, a: Any, axis: Axis = None, keepdims: bool
     return as_cotangent_of(back(np.broadcast_to(g, aa.shape)), weights)
 
 
+def laid_out_weights(weights: Any, a: Any, axis: Axis = None) -> np.ndarray:
+    """np.average's weights laid out to broadcast against `a` (`_weights`): what average's tangent multiplies by."""
+    return _weights(weights, np.asarray(a), axis)[0]
+
+
+@linear
+def laid_out_weights_ct(d: Any, weights: Any, a: Any, axis: Axis = None) -> Any:
+    """Cotangent of `weights` in `laid_out_weights(weights, a, axis)`: summed and laid back to the weights' shape."""
+    w, back = _weights(weights, np.asarray(a), axis)
+    return as_cotangent_of(back(unbroadcast(ndarray_of(d), w)), weights)
+
+
 def _weights(weights: Any, a: np.ndarray, axis: Axis) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """np.average's weights laid out to broadcast against `a` (NumPy: a's shape, or the shape of the
     averaged axes in the order `axis` names them), and the map summing an a-shaped array back to theirs."""
@@ -188,9 +215,14 @@ def _weights(weights: Any, a: np.ndarray, axis: Axis) -> tuple[np.ndarray, Calla
 def ptp_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     """Cotangent of `x` in `np.ptp(x, axis, keepdims=keepdims)` = max - min: the max's cotangent minus
     the min's (ties split equally, as for `np.max`; a constant group gets 0: they cancel)."""
-    hi, lo = np.max(x, axis=axis, keepdims=keepdims), np.min(x, axis=axis, keepdims=keepdims)
-    d = ndarray_of(d)
-    return extremum_ct(d, hi, x, axis, keepdims) + extremum_ct(-d, lo, x, axis, keepdims)  # a Scatter has no -
+    xa = np.asarray(x)
+    return as_cotangent_of(ptp_weights(xa, axis) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+
+
+def ptp_weights(x: Any, axis: Axis = None) -> np.ndarray:
+    """d ptp / d x in x's shape: the max's weights minus the min's (`extremum_weights`; discrete)."""
+    hi, lo = np.max(x, axis=axis, keepdims=True), np.min(x, axis=axis, keepdims=True)
+    return extremum_weights(hi, x, axis, True) - extremum_weights(lo, x, axis, True)
 
 
 @linear
@@ -199,8 +231,14 @@ def median_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     group, or d/2 to each of the two middle ones, in the order of a stable sort (tied values: the
     ones the sort puts in the middle, as `np.sort`'s cotangent follows its permutation)."""
     xa = np.asarray(x)
-    axes = _axes(axis, xa.ndim)
-    flat, restore = _grouped(xa, axes)
+    return as_cotangent_of(median_weights(xa, axis) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+
+
+def median_weights(x: Any, axis: Axis = None) -> np.ndarray:
+    """d median / d x in x's shape: 1 at each group's middle element, or 1/2 at each of its two middle ones, in the
+    order of a stable sort (discrete)."""
+    xa = np.asarray(x)
+    flat, restore = _grouped(xa, _axes(axis, xa.ndim))
     n = flat.shape[-1]
     middle = np.zeros(n)
     middle[(n - 1) // 2] += 0.5
@@ -208,7 +246,7 @@ def median_ct(d: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> Any:
     order = np.argsort(flat, axis=-1, kind="stable")
     weights = np.empty(flat.shape)
     np.put_along_axis(weights, order, np.broadcast_to(middle, flat.shape), axis=-1)
-    return as_cotangent_of(restore(weights) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+    return restore(weights)
 
 
 @linear
@@ -254,39 +292,72 @@ def norm_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = False, o
     Where y == 0 the cotangent is 0 (the subgradient of smallest norm), as at x_i == 0 for p < 1."""
     xa = np.asarray(x)
     de = _expand(ndarray_of(d), xa.ndim, axis, keepdims)
-    ye = _expand(y, xa.ndim, axis, keepdims)
     axes = _axes(axis, xa.ndim)
-    sign = np.sign(xa)
     if ord is None or ord == "fro" or ord == 2 and len(axes) == 1:
-        g = _safe_divide(de * xa, ye)
+        g = _safe_divide(de * xa, _expand(y, xa.ndim, axis, keepdims))
+    elif piecewise_norm(ord, len(axes) == 2):
+        g = de * norm_weights(y, xa, axis, keepdims, ord)
     elif len(axes) == 1:
-        if ord == 1:
-            g = de * sign
-        elif ord in (np.inf, -np.inf):
-            g = sign * _ties(d, xa, y, axis, keepdims, np.abs(xa) == ye, axes)
-        elif ord == 0:
+        if ord == 0:
             g = np.zeros(xa.shape)
         else:
-            mag = np.abs(xa)
-            g = de * sign * _safe_divide(_safe_divide(mag**ord, mag), _safe_divide(ye**ord, ye))
+            mag, ye = np.abs(xa), _expand(y, xa.ndim, axis, keepdims)
+            g = de * np.sign(xa) * _safe_divide(_safe_divide(mag**ord, mag), _safe_divide(ye**ord, ye))
     else:
         rows, cols = (0, 1) if axis is None else (axis[0] % xa.ndim, axis[1] % xa.ndim)
-        if ord in (1, -1, np.inf, -np.inf):
-            summed, chosen = (rows, cols) if ord in (1, -1) else (cols, rows)
-            hit = np.abs(xa).sum(axis=summed, keepdims=True) == ye
-            g = sign * _ties(d, xa, y, axis, keepdims, hit, (chosen,))
-        else:
-            g = de * np.moveaxis(_singular_ct(np.moveaxis(xa, (rows, cols), (-2, -1)), ord), (-2, -1), (rows, cols))
+        u, s, vh = np.linalg.svd(np.moveaxis(xa, (rows, cols), (-2, -1)), full_matrices=False)
+        g = de * np.moveaxis((u * singular_mask(s, ord)) @ vh, (-2, -1), (rows, cols))
     return as_cotangent_of(g, x)
 
 
-def _singular_ct(x: np.ndarray, ord: Any) -> np.ndarray:
-    """d(norm)/dx of a stack of matrices (the last two axes) for ord 2, -2, 'nuc', from its SVD."""
-    u, s, vh = np.linalg.svd(x, full_matrices=False)
-    if ord == "nuc":
-        return (u * (s > 0)[..., None, :]) @ vh
-    k = 0 if ord == 2 else -1
-    return u[..., :, k, None] @ vh[..., k, None, :]
+def piecewise_norm(ord: Any, matrix: bool) -> bool:
+    """Whether the derivative of a norm of this `ord` is piecewise constant in x (`norm_weights`)."""
+    return ord in (1, np.inf, -np.inf) or matrix and ord == -1
+
+
+def norm_weights(y: Any, x: Any, axis: Axis = None, keepdims: bool = False, ord: Any = None) -> np.ndarray:
+    """The weights w in the tangent sum(dx w |x|^q) / y^q of `y = np.linalg.norm(x, ord, axis, keepdims)`
+    (`norm_exponent`), in x's shape (discrete). sign(x) for a p-norm (the 2-norm, 'fro'); vectors' ord ±inf: sign(x)
+    at the largest (smallest) |x|, split among ties; matrices' ord ±1 (±inf): sign(x) in the column (row) of largest
+    (smallest) absolute sum, split among ties; 0 for ord 0 and the matrix norms of the SVD (±2, 'nuc')."""
+    xa = np.asarray(x)
+    axes = _axes(axis, xa.ndim)
+    matrix = len(axes) == 2
+    sign = np.sign(xa).astype(float_dtype(xa.dtype), copy=False)
+    if ord == 0 and not matrix or matrix and ord in (2, -2, "nuc"):
+        return np.zeros_like(sign)
+    if not (ord in (np.inf, -np.inf) or matrix and ord in (1, -1)):
+        return sign
+    ye = _expand(y, xa.ndim, axis, keepdims)
+    if matrix:
+        rows, cols = (0, 1) if axis is None else (axis[0] % xa.ndim, axis[1] % xa.ndim)
+        summed, axes = (rows, (cols,)) if ord in (1, -1) else (cols, (rows,))
+        hit = np.abs(xa).sum(axis=summed, keepdims=True) == ye
+    else:
+        hit = np.abs(xa) == ye
+    return sign * (hit / hit.sum(axis=axes, keepdims=True))
+
+
+def norm_exponent(ord: Any, matrix: bool) -> float:
+    """q in a norm's tangent sum(dx w |x|^q) / y^q (`norm_weights`): p - 1 for a vector's p-norm, 1 for the 2-norm
+    and 'fro', 0 where the weights are all of it (ord ±inf, matrices' ±1) or it is 0 (ord 0, the SVD's norms)."""
+    if ord is None or ord == "fro":
+        return 1.0
+    if matrix or ord in (0, np.inf, -np.inf):
+        return 0.0
+    return float(ord) - 1.0
+
+
+def singular_mask(s: np.ndarray, ord: Any) -> np.ndarray:
+    """The singular values a matrix norm's derivative U diag(mask) V^T takes, laid out to scale U's columns: the
+    largest (ord 2), the smallest (-2), the non-zero ones ('nuc'), none for another ord (discrete); a zero one never
+    (where y == 0 the derivative is 0, the subgradient of smallest norm)."""
+    if ord not in (2, -2, "nuc"):
+        return np.zeros((*s.shape[:-1], 1, s.shape[-1]), s.dtype)
+    mask = s > 0
+    if ord != "nuc":
+        mask[..., np.arange(s.shape[-1]) != (0 if ord == 2 else s.shape[-1] - 1)] = False
+    return mask[..., None, :].astype(s.dtype)
 
 
 # ====================================================================== sequences of arrays

@@ -192,3 +192,20 @@ def meshgrid_ct(d: Any, k: int, indexing: str, *xs: Any) -> Any:
     g = dense(tuple_part(d, k, Zero), np.empty(shape))
     g = np.sum(g, axis=tuple(a for a in range(len(shape)) if a != axis))
     return as_cotangent_of(np.asarray(g).reshape(np.shape(xs[k])), xs[k])
+
+
+def partition_order(y: Any, x: Any, kth: Any, axis: int | None = -1) -> np.ndarray:
+    """Where each element of `y = np.partition(x, kth, axis)` comes from along the axis (x raveled for axis None):
+    the permutation `numpy.partition_ct` puts the cotangent back through, so a tangent taken through it is the
+    transpose of that rule, ties included."""
+    xa = np.asarray(x)
+    if axis is None:
+        xa, axis = xa.reshape(-1), 0
+    order = np.argpartition(xa, kth, axis=axis)
+    if np.array_equal(np.take_along_axis(xa, order, axis=axis), y, equal_nan=True):
+        return order
+    order = np.empty(xa.shape, np.intp)  # y's elements matched to x's through a stable sort of each
+    np.put_along_axis(
+        order, np.argsort(y, axis=axis, kind="stable"), np.argsort(xa, axis=axis, kind="stable"), axis=axis
+    )
+    return order

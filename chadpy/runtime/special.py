@@ -181,6 +181,20 @@ def dirichlet_ct(d: Any, y: Any, method: str, which: int, x: Any, alpha: Any) ->
     return _summed_to(np.sum(g.reshape(k, -1), axis=1), alpha)
 
 
+def on_simplex(x: Any, k: int, whole: float) -> Any:
+    """x, a point of the k-simplex along its first axis (`dirichlet`'s), with its last component, `whole` minus the
+    others' sum, where x leaves it out; `whole=0.0` completes a tangent."""
+    x = np.asarray(x, dtype=float)
+    return x if x.shape[0] == k else np.concatenate([x, whole - np.sum(x, axis=0, keepdims=True)])
+
+
+@linear
+def on_simplex_ct(d: Any, x: Any) -> Any:
+    """Cotangent of x in `on_simplex(x, k, whole)`: d, less its completed last component's where there is one."""
+    d = ndarray_of(d)
+    return d if d.shape[0] == np.shape(x)[0] else d[:-1] - d[-1:]
+
+
 # ====================================================================== frozen distributions
 
 _MVN_FROZEN = type(st.multivariate_normal([0.0]))
@@ -203,3 +217,17 @@ def frozen_rule(obj: Any, method: str) -> Callable[[Any, Any, Any], Any]:
         f"`.{method}(x)` of {type(obj).__name__}: chadpy has a derivative for it on a frozen SciPy distribution of "
         f"the families {' '.join(FAMILIES)} multivariate_normal dirichlet; here a derivative flows into x"
     )
+
+
+def frozen_tangent(obj: Any, method: str, dx: Any, y: Any, x: Any) -> Any:
+    """The tangent of `y = obj.method(x)` along dx (a distribution `frozen_rule` takes): each result element's
+    gradient in its own point of x (the cotangent of ones, x spread to one point per element for an elementwise family)
+    against dx there."""
+    rule, ones = frozen_rule(obj, method), np.ones(np.shape(y))
+    if isinstance(obj, _MVN_FROZEN):  # a point per k consecutive elements
+        t = np.sum(np.reshape(rule(ones, y, x) * dx, (np.size(y), -1)), axis=1).reshape(np.shape(y))
+    elif isinstance(obj, _DIRICHLET_FROZEN):  # a point per column
+        t = np.sum(rule(ones, y, x) * dx, axis=0)
+    else:
+        t = rule(ones, y, np.broadcast_to(x, np.shape(y))) * dx
+    return t if isinstance(y, np.ndarray) else python_scalar(t)

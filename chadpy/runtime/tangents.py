@@ -3,6 +3,7 @@ primitives themselves."""
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -30,8 +31,8 @@ def zeros_like_tangent(x: Any) -> Any:
     kind = type(x)
     if kind is float or isinstance(x, np.floating):
         return 0.0
-    if kind is np.ndarray:
-        return np.zeros(x.shape) if x.dtype.kind in "fc" else None
+    if kind is np.ndarray:  # an int array's too: it is given a float tangent where it meets one (`x[k] = ks`)
+        return np.zeros(x.shape, x.dtype if x.dtype.kind in "fc" else float)
     if kind is tuple:
         return tuple(map(zeros_like_tangent, x))
     if kind is list:
@@ -40,7 +41,10 @@ def zeros_like_tangent(x: Any) -> Any:
         return {k: zeros_like_tangent(v) for k, v in x.items()}
     if isinstance(x, tuple):  # a namedtuple
         return kind(*map(zeros_like_tangent, x))
-    if hasattr(x, "__dict__") and not callable(x):  # an object of a user class: its attributes' zeros
+    if hasattr(x, "__dict__") and not isinstance(
+        x, (type, BaseException, types.FunctionType, types.BuiltinFunctionType)
+    ):
+        # an object of a user class: its attributes' zeros
         zero = object.__new__(kind)
         for name, value in vars(x).items():
             object.__setattr__(zero, name, zeros_like_tangent(value))
@@ -51,28 +55,6 @@ def zeros_like_tangent(x: Any) -> Any:
 def part_or_none(pair: Any, k: int) -> Any:
     """Component k of an attempt's completed result (`rewrite/tries.py`), None where the attempt raised."""
     return None if pair is None else pair[k]
-
-
-def prod_tangent(xs: Any, dxs: Any) -> Any:
-    """`math.prod(xs)`'s tangent: the sum over i of dxs[i] times the product of the others (no division: a zero
-    element is fine)."""
-    xs, dxs = list(xs), list(dxs)
-    left, lefts = 1.0, []
-    for x in xs:
-        lefts.append(left)
-        left = left * x
-    out, right = 0.0, 1.0
-    for k in range(len(xs) - 1, -1, -1):
-        out = out + dxs[k] * lefts[k] * right
-        right = right * xs[k]
-    return out
-
-
-def dist_tangent(dist: float, p: Any, q: Any, dp: Any, dq: Any) -> float:
-    """`math.dist(p, q)`'s tangent: <p - q, dp - dq> / dist, 0 where p == q (as `hypot`'s)."""
-    if dist == 0:
-        return 0.0
-    return sum((a - b) * (da - db) for a, b, da, db in zip(p, q, dp, dq)) / dist
 
 
 def stop_gradient(x: Any) -> Any:
@@ -130,3 +112,12 @@ def columns_ct(d: Any, out: Any, x: Any) -> dict:
     flat = np.asarray(d, dtype=float).reshape(np.shape(out) + (-1,))
     scalar = np.ndim(out) == 0
     return {k: float(flat[..., k]) if scalar else flat[..., k] for k in range(flat.shape[-1])}
+
+
+def filled_at(dx: Any, x: Any, key: Any) -> Any:
+    """The tangent of container x with a part that had none (None: its value carried no derivative, `{'a':
+    np.zeros(3)}`) given zeros at `key`, in place (the tangent is the forward code's own): `x[key][i] = v` is about
+    to write a derivative into it."""
+    if dx[key] is None:
+        dx[key] = zeros_like_tangent(x[key])
+    return dx

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import chadpy as chad
+from chadpy.api.forward import forward_at, hessian_vector_at
 from tests.support import fd
 from tests.support.progen import Program, bind_args
 
@@ -348,6 +349,135 @@ def _check(program: Program, stages: bool) -> Outcome:
                 _agree(g, grads, scale, where + "gradient")
             except AssertionError as e:
                 return Outcome("wrong", "stages disagree", str(e), checked, skipped)
+    # -- forward mode and second order
+    outcome = _check_forward(f, args, nums, grads_t, float(expected), program.argnums)
+    if outcome is not None:
+        outcome.checked, outcome.skipped = checked, skipped
+        return outcome
     if checked == 0 and skipped:
         return Outcome("skipped", "every element at a kink", "", checked, skipped)
     return Outcome("ok", "", "", checked, skipped)
+
+
+# ====================================================================== forward mode and second order
+
+
+def _direction(value: object, rng: np.random.Generator) -> object:
+    """A random tangent of a value: its structure, each float a standard normal (ints, strs and None as they are)."""
+    if isinstance(value, np.ndarray):
+        return rng.standard_normal(value.shape).astype(value.dtype) if value.dtype.kind == "f" else value
+    if isinstance(value, (float, np.floating)):
+        return float(rng.standard_normal())
+    if isinstance(value, tuple):
+        items = [_direction(v, rng) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_direction(v, rng) for v in value]
+    if isinstance(value, dict):
+        return {k: _direction(v, rng) for k, v in value.items()}
+    if fd._is_record(value):
+        out = copy.copy(value)
+        for k, v in vars(value).items():
+            object.__setattr__(out, k, _direction(v, rng))  # a frozen dataclass too
+        return out
+    return value
+
+
+def _moved(value: object, direction: object, h: float) -> object:
+    """value + h * direction, float by float (a copy)."""
+    if isinstance(value, np.ndarray):
+        return value + h * direction if value.dtype.kind == "f" else value.copy()
+    if isinstance(value, (float, np.floating)):
+        return type(value)(value + h * direction)
+    if isinstance(value, tuple):
+        items = [_moved(v, d, h) for v, d in zip(value, direction)]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
+        return [_moved(v, d, h) for v, d in zip(value, direction)]
+    if isinstance(value, dict):
+        return {k: _moved(v, direction[k], h) for k, v in value.items()}
+    if fd._is_record(value):
+        out = copy.copy(value)
+        for k, v in vars(value).items():
+            object.__setattr__(out, k, _moved(v, getattr(direction, k), h))
+        return out
+    return copy.deepcopy(value)
+
+
+def _check_forward(
+    f: Callable, args: tuple, nums: tuple[int, ...], grads: tuple, expected: float, argnums: object
+) -> Outcome | None:
+    """Forward mode along a random direction of the differentiated arguments against the gradient (the tangent is
+    <gradient, direction>: the dot-product test), and the Hessian-vector product (reverse over forward) against
+    central differences of the gradient along the direction. None if both agree."""
+    rng = np.random.default_rng(len(nums))
+    tangents = tuple(_direction(args[i], rng) for i in nums)
+    mine = copy.deepcopy(args)
+    try:
+        value, tangent = forward_at(f, mine, nums, tangents)
+        fd.assert_same(mine, args, "arguments after jvp")
+    except chad.ChadError as e:
+        return _rejected(e, "[jvp] ")
+    except AssertionError as e:
+        return Outcome("wrong", "[jvp] mutated an argument", str(e))
+    except Exception as e:
+        outcome = _crash(e)
+        outcome.key = "[jvp] " + outcome.key
+        return outcome
+    dot = sum(_inner(g, t) for g, t in zip(grads, tangents))
+    scale = sum(_inner(g, t, absolute=True) for g, t in zip(grads, tangents))
+    tangent = 0.0 if tangent is None else float(tangent)
+    if not (value == expected or abs(value - expected) <= 1e-12 * abs(expected)):
+        return Outcome("wrong", "[jvp] wrong value", f"{value!r} vs f(*args) {expected!r}")
+    if not abs(tangent - dot) <= 1e-8 * (scale + abs(dot)) + 1e-12:
+        return Outcome("wrong", "[jvp] tangent is not <gradient, direction>", f"jvp {tangent!r}, <g, v> {dot!r}")
+    # -- second order: reverse over forward, against differences of the gradient
+    try:
+        products = hessian_vector_at(f, copy.deepcopy(args), nums, tangents, nums)
+    except chad.ChadError as e:
+        return _rejected(e, "[hvp] ")
+    except Exception as e:
+        outcome = _crash(e)
+        outcome.key = "[hvp] " + outcome.key
+        return outcome
+    gradient = chad.grad(f, argnums=argnums)
+    estimates = []
+    for h in HVP_STEPS:
+        plus = list(args)
+        minus = list(args)
+        for i, t in zip(nums, tangents):
+            plus[i], minus[i] = _moved(args[i], t, h), _moved(args[i], t, -h)
+        try:
+            gp, gm = gradient(*plus), gradient(*minus)
+        except Exception:  # a step left the domain (a log of a negative): no evidence
+            return None
+        gp, gm = ((gp,), (gm,)) if isinstance(argnums, int) else (gp, gm)
+        estimates.append([(dict(leaves(a)), dict(leaves(b))) for a, b in zip(gp, gm)])
+    for k, (i, hv) in enumerate(zip(nums, products)):
+        for path, x in leaves(hv):
+            central = [
+                (est[k][0].get(path, 0.0) - est[k][1].get(path, 0.0)) / (2 * h) for est, h in zip(estimates, HVP_STEPS)
+            ]
+            if any(_close_hvp(x, c) for c in central):
+                continue
+            if not _close_hvp(central[0], central[1]):
+                continue  # a kink or a jump within the step: the differences prove nothing
+            where = f"[hvp] d/d arg {i}" + "".join(f"[{p!r}]" for p in path)
+            return Outcome("wrong", "[hvp] wrong Hessian-vector product", f"{where}: chadpy {x!r} vs {central}")
+    return None
+
+
+HVP_STEPS = (1e-5, 1e-4)
+
+
+def _close_hvp(a: float, b: float) -> bool:
+    return math.isfinite(a) and abs(a - b) <= 1e-3 + 1e-3 * abs(b)
+
+
+def _inner(a: object, b: object, absolute: bool = False) -> float:
+    """The sum over the floats of a of each times the float of b in its place (of their magnitudes)."""
+    total = 0.0
+    for path, x in leaves(a):
+        y = float(_at(b, path))  # type: ignore[arg-type]
+        total += abs(x * y) if absolute else x * y
+    return total
