@@ -20,14 +20,12 @@ Writes OUT.md (the table, with date, machine and command) and OUT.png (needs mat
 benchmarks/results.* (the README shows those), benchmarks/results-quick.* with --quick.
 """
 
+# ruff: noqa: I001  (one_thread first: it sets the libraries' threads before they are imported)
 from __future__ import annotations
 
-import os
+import one_thread  # noqa: F401
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = "1"
-os.environ["XLA_FLAGS"] = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
-os.environ["JAX_PLATFORMS"] = "cpu"
+import os  # noqa: E402
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402

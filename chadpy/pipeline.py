@@ -17,6 +17,7 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import gast
 
@@ -31,7 +32,7 @@ from .forward.transform import Forward, jvp_entry, tangent_output
 from .infer.inference import Program, Spec
 from .ir import nodes as ir
 from .ir.records import Constructor
-from .ir.types import Tup, VType, inactive, is_active, tangent_of
+from .ir.types import Tup, VType, activated, inactive, is_active, tangent_of
 from .ir.verify import verify
 from .lower import objects
 from .lower.lowerer import Lowerer
@@ -44,6 +45,7 @@ from .rewrite import tries as try_statements
 from .runtime.cost import collector_paused
 from .target.statements import Def
 
+T = TypeVar("T")
 _DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
 _DEEP_STACK = 512 * 1024 * 1024  # bytes of C stack for the thread that compiles them
 
@@ -222,10 +224,18 @@ def forward_signature(sig: tuple[VType, ...]) -> tuple[VType, ...]:
 
 def forward_program(fn: object, sig: tuple[VType, ...], watch: Watch) -> tuple[ir.Function, Spec]:
     """`fn` inferred at `sig` (active where a tangent comes in), and its forward form."""
-    program = Program(watch, lower_code, jvp_entry_of)
-    entry = program.spec(fn, sig)
-    program.infer(entry)
-    return forward_code(entry), entry
+
+    def run() -> tuple[ir.Function, Spec]:
+        program = Program(watch, lower_code, jvp_entry_of)
+        entry = program.spec(fn, sig)
+        program.infer(entry)
+        return forward_code(entry), entry
+
+    with collector_paused():
+        try:
+            return run()
+        except RecursionError:  # a deeply nested expression: the passes recurse once per level
+            return _with_deep_recursion(run)
 
 
 def jvp_entry_of(code: object, sig: tuple[VType, ...], lifted: bool, watch: Watch) -> ir.Function:
@@ -248,7 +258,7 @@ def hessian_vector_program(
     a tangent comes in), and its argument types with the `differentiated` parameters active; its gradient with
     respect to them is the Hessian-vector product along the tangents."""
     code, _ = forward_program(fn, sig, watch)
-    outer = tuple(t if k in differentiated else inactive(t) for k, t in enumerate(sig))
+    outer = tuple(activated(t) if k in differentiated else inactive(t) for k, t in enumerate(sig))
     return tangent_output(code), (*outer, *(tangent_of(t) for t in sig if is_active(t)))
 
 
@@ -395,7 +405,7 @@ def _compiled(c: Compilation, until: str | None = None) -> Compilation:
             return _with_deep_recursion(run)
 
 
-def _with_deep_recursion(f: Callable[[], Compilation]) -> Compilation:
+def _with_deep_recursion(f: Callable[[], T]) -> T:
     """f() in a thread with a large stack and a high recursion limit (the limit is process-wide:
     restored after)."""
     result: list = []

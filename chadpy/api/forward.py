@@ -8,6 +8,7 @@ of f at x along v; a Hessian is one product per input element.
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -77,12 +78,21 @@ def tangent_arguments(plan: ForwardPlan, values: tuple, places: tuple[Place, ...
 
 def forward_at(f: Callable, args: tuple, argnums: tuple[int, ...], tangents: tuple) -> tuple:
     """(f(*args), its tangent) along `tangents` of the arguments at positions `argnums` (the others constants)."""
+    return _tangents_at(f, args, argnums)(tangents)
+
+
+def _tangents_at(f: Callable, args: tuple, argnums: tuple[int, ...]) -> Callable[[tuple], tuple]:
+    """`tangents -> forward_at(f, args, argnums, tangents)`, its plan found once (a Jacobian's columns)."""
     target = target_of(f)
     values = target.values(tuple(args), {})
     places = target.places(argnums)
     plan = forward_plan(target, values, places)
-    (out, dout), _ = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
-    return out, dout
+
+    def along(tangents: tuple) -> tuple:
+        (out, dout), _ = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+        return out, dout
+
+    return along
 
 
 @_api
@@ -111,7 +121,8 @@ class HessianVectorPlan(NamedTuple):
     forward: Callable
     backward: Callable
     watch: Watch | None
-    sig: tuple[VType, ...]
+    sig: tuple[VType, ...]  # the arguments' types, active where a tangent comes in
+    outer: tuple[VType, ...]  # and active where the gradient is taken
 
 
 def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...], wrt: tuple[int, ...]) -> Any:
@@ -127,7 +138,7 @@ def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...]
         sig, watch = signature(values, places), Watch()
         code, outer = hessian_vector_program(fn, sig, wrt, watch)
         d = build(code, outer, stage_named("efficient"), watch=watch)
-        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig)
+        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig, outer)
     return plan
 
 
@@ -139,6 +150,11 @@ def _scalar(value: Any, what: str) -> None:
 def hessian_vector_at(f: Callable, args: tuple, along: tuple[int, ...], tangents: tuple, wrt: tuple[int, ...]) -> tuple:
     """The Hessian of the scalar f at args, for the arguments at positions `wrt`, times `tangents` of the arguments
     at positions `along` (the others constants): reverse mode over forward mode, one tuple per `wrt`."""
+    return _products_at(f, args, along, wrt)(tangents)
+
+
+def _products_at(f: Callable, args: tuple, along: tuple[int, ...], wrt: tuple[int, ...]) -> Callable[[tuple], tuple]:
+    """`tangents -> hessian_vector_at(f, args, along, tangents, wrt)`, its plan found once (a Hessian's columns)."""
     target = target_of(f)
     values = target.values(tuple(args), {})
     places = target.places(along)
@@ -146,12 +162,21 @@ def hessian_vector_at(f: Callable, args: tuple, along: tuple[int, ...], tangents
     if any(j is not None for _, j in parameters):
         raise ChadError("a Hessian with respect to an element of `*args` is not supported; name the parameter")
     plan = hessian_vector_plan(target, values, places, tuple(p for p, _ in parameters))
-    tangent, saved = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
-    if tangent is None:  # the tangent is constant along `tangents`: the product is zero
-        return tuple(tangent_to_user(None, values[p]) for p, _ in parameters)
-    _scalar(tangent, "a Hessian-vector product")
-    cts = plan.backward(saved, 1.0)
-    return tuple(to_user(cts[p], plan.sig[p], values[p]) for p, _ in parameters)
+
+    def products(tangents: tuple) -> tuple:
+        tangent, saved = plan.forward(*values, *tangent_arguments(plan, values, places, tangents))
+        if tangent is None:  # the tangent is constant along `tangents`: the product is zero
+            return tuple(tangent_to_user(None, values[p]) for p, _ in parameters)
+        _scalar(tangent, "a Hessian-vector product")
+        cts = plan.backward(saved, 1.0)
+        return tuple(_or_zeros(to_user(cts[p], plan.outer[p], values[p]), values[p]) for p, _ in parameters)
+
+    return products
+
+
+def _or_zeros(product: Any, value: Any) -> Any:
+    """A product where none flowed (the gradient does not depend on that argument along the tangents): zeros."""
+    return tangent_to_user(None, value) if product is None else product
 
 
 @_api
@@ -208,9 +233,9 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
         nums = argument_positions(argnums, len(args))
         blocks, out, aux = [], None, None
         for i in nums:
-            columns = []
+            columns, along = [], _tangents_at(f, args, (i,))
             for e in _basis(args[i]):
-                out, column = forward_at(f, args, (i,), (e,))
+                out, column = along((e,))
                 if has_aux:
                     out, column, aux = out[0], None if column is None else column[0], out[1]
                 columns.append(tangent_to_user(column, out))
@@ -277,9 +302,8 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
         nums = argument_positions(argnums, len(args))
         rows: list[list[Any]] = [[] for _ in nums]  # rows[a]: the blocks of input nums[a] against each input
         for j in nums:
-            columns = []
-            for e in _basis(args[j]):
-                columns.append(hessian_vector_at(f, args, (j,), (e,), nums))
+            products = _products_at(f, args, (j,), nums)
+            columns = [products((e,)) for e in _basis(args[j])]
             for a, i in enumerate(nums):
                 rows[a].append(_stacked([c[a] for c in columns], args[i], args[j], last=True))
         if isinstance(argnums, int):
@@ -290,57 +314,66 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
 
 
 # Derivatives taken inside differentiated code (`lower/derivatives.py`), written in Python that chadpy reads: the
-# gradient one tangent per element of the argument, by `jvp`
-_IN_CODE = """
-def gradient(f, args, k):
-    x = args[k]
+# gradient one tangent per element of the argument, by `jvp`; one function per argument position K (so that
+# `args[K]` of a tuple of mixed kinds has its own kind)
+_AT_POSITION = """
+def gradient_at_K(f, args):
+    x = args[K]
     parts = []
     for i in range(tangent_size(x)):
-        parts.append(jvp(f, args, unit_tangents(args, k, i))[1])
+        parts.append(jvp(f, args, unit_tangents(args, K, i))[1])
     return from_parts(x, parts)
 
 
+def jacobian_at_K(f, args):
+    x = args[K]
+    columns = []
+    for i in range(tangent_size(x)):
+        columns.append(jvp(f, args, unit_tangents(args, K, i))[1])
+    return from_columns(value(f, args), x, columns)
+
+
+def hessian_at_K(f, args):
+    x = args[K]
+    columns = []
+    for i in range(tangent_size(x)):
+        columns.append(jvp(gradient_at_K, (f, args), (None, unit_tangents(args, K, i)))[1])
+    return from_columns(x, x, columns)
+"""
+_IN_CODE = """
 def value(f, args):
     return jvp(f, args, zeros_like_tangent(args))[0]
 
 
-def jacobian(f, args, k):
-    x = args[k]
-    columns = []
-    for i in range(tangent_size(x)):
-        columns.append(jvp(f, args, unit_tangents(args, k, i))[1])
-    return from_columns(value(f, args), x, columns)
-
-
-def hessian(f, args, k):
-    x = args[k]
-    columns = []
-    for i in range(tangent_size(x)):
-        columns.append(jvp(gradient, (f, args, k), (None, unit_tangents(args, k, i), None))[1])
-    return from_columns(x, x, columns)
-
-
 def hvp(f, primals, tangents):
-    return jvp(gradient, (f, primals, 0), (None, tangents, None))[1]
+    return jvp(gradient_at_0, (f, primals), (None, tangents))[1]
 """
-_HELPERS = written_in_python(
-    _IN_CODE,
-    "derivatives",
-    {
-        "jvp": jvp,
-        "tangent_size": tangent_size,
-        "unit_tangents": unit_tangents,
-        "from_parts": from_parts,
-        "from_columns": from_columns,
-        "zeros_like_tangent": zeros_like_tangent,
-    },
-)
+_NAMESPACE = {
+    "jvp": jvp,
+    "tangent_size": tangent_size,
+    "unit_tangents": unit_tangents,
+    "from_parts": from_parts,
+    "from_columns": from_columns,
+    "zeros_like_tangent": zeros_like_tangent,
+}
+
+
+@functools.cache
+def _at_position(k: int) -> dict[str, Callable]:
+    """The helpers of argument position k (`gradient_at_k`, `jacobian_at_k`, `hessian_at_k`), made at first use."""
+    made = written_in_python(_AT_POSITION.replace("K", str(k)), f"derivatives at position {k}", _NAMESPACE)
+    _NAMESPACE.update(made)  # `hessian_at_k` calls `gradient_at_k`; `hvp` calls `gradient_at_0`
+    return {name.removesuffix(f"_at_{k}"): fn for name, fn in made.items()}
+
+
+_NAMESPACE.update(written_in_python(_IN_CODE, "derivatives", _NAMESPACE))
+_at_position(0)
 DERIVATIVE_HELPERS.update(
-    grad=_HELPERS["gradient"],
-    value=_HELPERS["value"],
-    jacobian=_HELPERS["jacobian"],
-    hessian=_HELPERS["hessian"],
-    hvp=_HELPERS["hvp"],
+    value=_NAMESPACE["value"],
+    hvp=_NAMESPACE["hvp"],
+    grad=lambda k: _at_position(k)["gradient"],
+    jacobian=lambda k: _at_position(k)["jacobian"],
+    hessian=lambda k: _at_position(k)["hessian"],
 )
 for _name, _operator in {"jvp": jvp, "jacfwd": jacfwd, "jacrev": jacrev, "hessian": hessian, "hvp": hvp}.items():
     _operator.__chad_operator__ = _name

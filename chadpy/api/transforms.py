@@ -1,4 +1,4 @@
-"""The public API: `reverse`, `grad`, `value_and_grad`, `vjp`, `source` (JAX's conventions),
+"""The public API of reverse mode: `grad`, `value_and_grad`, `vjp`, `source` (JAX's conventions),
 and `cost_report`, which measures a derivative against its primal (`chadpy.runtime.cost`).
 
 Derivatives are built at their first use and cached per argument signature and stage (`plans`).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -258,61 +257,3 @@ def cost_report(f: Callable, *args: Any, stage: str = "efficient", simplify: boo
     _, primal = cost.measure(lambda: fn(*values))
     _, derivative = cost.measure(lambda: plan.backward(plan.forward(*values)[1], d))
     return CostReport(primal, derivative)
-
-
-class Reverse:
-    """A function with derivatives attached: `f(x)`, `f.grad(x)`, `f.vjp(x)`, `f.source`."""
-
-    def __init__(self, fn: types.FunctionType, stage: str = "efficient"):
-        functools.update_wrapper(self, fn)
-        self.__chad_wrapped__ = fn
-        self.stage = stage_named(stage).name
-        self._gradients: dict[tuple[int, bool], Callable] = {}  # (number of arguments, with value) -> grad function
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.__chad_wrapped__(*args, **kwargs)
-
-    def __get__(self, instance: Any, owner: type | None = None) -> Any:
-        """A method decorated with `@reverse`: bound to its instance like a plain function."""
-        if instance is None:
-            return self
-        return Reverse(types.MethodType(self.__chad_wrapped__, instance), self.stage)
-
-    def _gradient(self, nargs: int, with_value: bool) -> Callable:
-        """The gradient function w.r.t. all `nargs` positional arguments (made once: its plans are kept)."""
-        g = self._gradients.get((nargs, with_value))
-        if g is None:
-            nums: int | tuple[int, ...] = 0 if nargs == 1 else tuple(range(nargs))
-            g = (value_and_grad if with_value else grad)(self.__chad_wrapped__, nums, stage=self.stage)
-            self._gradients[nargs, with_value] = g
-        return g
-
-    def grad(self, *args: Any, **kwargs: Any) -> Any:
-        """Gradients w.r.t. all positional arguments (a tuple; the bare gradient if there is one)."""
-        return self._gradient(len(args), False)(*args, **kwargs)
-
-    def value_and_grad(self, *args: Any, **kwargs: Any) -> tuple:
-        return self._gradient(len(args), True)(*args, **kwargs)
-
-    @_api
-    def vjp(self, *args: Any) -> tuple:
-        return vjp(self.__chad_wrapped__, *args, stage=self.stage)
-
-    @property
-    def source(self) -> str:
-        return source(self.__chad_wrapped__, stage=self.stage)
-
-    def __repr__(self) -> str:
-        return f"<chadpy.reverse {self.__chad_wrapped__.__qualname__}>"
-
-
-@_api
-def reverse(fn: types.FunctionType | None = None, *, stage: str = "efficient") -> Any:
-    """Decorator: `f` stays callable as before and gains `grad`, `value_and_grad`, `vjp`, `source`.
-
-    `@reverse` or `@reverse(stage="naive")`: the stage its derivatives use.
-    """
-    stage_named(stage)  # an unknown stage fails here, not at the first call
-    if fn is None:
-        return lambda f: Reverse(f, stage)
-    return Reverse(fn, stage)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import ChadTypeError
 from ..ir import nodes as ir
 from ..ir.records import is_namedtuple, new_record
-from ..ir.types import OBJECT, SLICE, Arr, Dct, Fn, Lst, Rec, Tup, is_number
+from ..ir.types import OBJECT, SLICE, Arr, Dct, Float, Fn, Lst, Rec, Tup, is_number
 from ..rules.registry import ZERO, resolve
 from ..runtime.array_cotangents import index_ct, unpacked_ct
 from ..runtime.closures import Closure
@@ -171,7 +171,8 @@ def operation(c: Rules, e: ir.Prim, target: str | tuple[str, ...]) -> Rule:
         return Name(name)
 
     array_result = isinstance(target, str) and isinstance(c.spec.types.get(target), Arr)
-    cts = op.transpose(d, y, args, bind, array_result, lambda k: broadcasts(c, e.args, k), **extra)
+    number_result = isinstance(target, str) and isinstance(c.spec.types.get(target), Float)
+    cts = op.transpose(d, y, args, bind, array_result, lambda k: broadcasts(c, e.args, k), number_result, **extra)
     if isinstance(cts, Expr):  # one expression computing every argument's part
         parts = [c.cotangent_name(a) if c.active(a) else "_" for a in e.args]
         out.append(unpack(parts, cts))

@@ -25,10 +25,12 @@ import types
 from ..errors import ChadTypeError, Loc, UnknownFunction
 from ..infer.inference import Spec, default_positions, python_defaults
 from ..ir import nodes as ir
-from ..ir.types import Arr, Dct, Float, Lst, Tup, VType, is_active, is_number, tangent_of
+from ..ir.records import is_namedtuple
+from ..ir.types import BOTTOM, Arr, Dct, Float, Lst, Tup, VType, is_active, is_number, tangent_of
 from ..names import NameSupply
 from ..rules.registry import resolve
 from ..rules.tangents import BROADCAST_LIKE, INDEX, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule
+from ..runtime.scalar import UNASSIGNED
 
 
 class Forward:
@@ -105,6 +107,8 @@ class _Transform:
         if not is_active(t):
             return ir.Const(0.0) if isinstance(t, Float) else ir.Const(None)
         source = self.type_of(a)
+        if isinstance(a, ir.Ref) and a.value is UNASSIGNED or source is BOTTOM:
+            return ir.Ref("unassigned", UNASSIGNED)  # no value on this path (a join's): no tangent either, no object
         if not is_active(source) and not (isinstance(source, Tup) and isinstance(t, Tup)):
             return ir.Const(0.0) if isinstance(t, Float) else self.fresh("zeros", ir.Prim(ZEROS, [a]))
         if _same_tangent(source, t):
@@ -118,7 +122,23 @@ class _Transform:
                 if is_active(s) and da is not None:
                     self.tangents[part.name] = self.fresh("dpart", ir.Proj(da, ir.Const(k)))
                 parts.append(self.tangent_as(part, u))
+            if t.cls is not None and is_namedtuple(t.cls):  # a namedtuple's tangent is one of its class
+                return self.fresh("d" + _plain(a), ir.MakeRecord(t.cls, list(t.cls._fields), parts))
             return self.fresh("d" + _plain(a), ir.MakeTuple(parts))
+        if isinstance(source, Dct) and isinstance(t, Dct) and source.fields is not None and isinstance(a, ir.Var):
+            # a dict of known keys as one of other types (a dict of any keys: `{'w': x}` joined with `dict(...)`)
+            keys = [k for k, _ in source.fields]
+            targets = [dict(t.fields).get(k) if t.fields is not None else t.item for k in keys]
+            if all(u is not None for u in targets):
+                da = self.tangents[a.name]
+                parts = []
+                for k, s, u in zip(keys, (f for _, f in source.fields), targets):
+                    part = self.fresh("part", ir.Index(a, ir.Const(k)))
+                    self.spec.types[part.name] = s
+                    if is_active(s):
+                        self.tangents[part.name] = self.fresh("dpart", ir.Index(da, ir.Const(k)))
+                    parts.append(self.tangent_as(part, u))
+                return self.fresh("d" + _plain(a), ir.MakeDict([ir.Const(k) for k in keys], parts))
         raise ChadTypeError(
             f"forward mode: `{ir.format_atom(a)}` joins values whose derivatives differ in structure "
             f"({source!r} and {t!r}); not supported yet"
@@ -241,14 +261,12 @@ class _Transform:
         """T[<a, b>] = <da, db>, for every product: a tuple's tangent is its components' (None where one carries
         none), a list's its elements' (zeros where one carries none), a dict's and an object's by key, a
         function value's its captured values'."""
-        value = self.fresh("made", e) if isinstance(target, tuple) else None
-        if value is None:
-            self.let(target, e)
         if not active:
-            if value is not None:
-                self.bind(target, value, None)
+            self.let(target, e)
             return
         t = self.type_of(target) if isinstance(target, str) else None
+        # the tangent's parts first: zeros made from a part read it before the product holds it (so that a list of
+        # new arrays owns them, for `xs[i][k] = v` to update one in place)
         match e:
             case ir.MakeTuple(items):
                 d: ir.Expr = ir.MakeTuple([self.part(a) for a in items])
@@ -261,6 +279,9 @@ class _Transform:
                 d = ir.MakeRecord(cls, names, [self.part(a) for a in values])
             case ir.MakeClosure(_, captured):
                 d = ir.MakeTuple([self.part(a) for a in captured])
+        value = self.fresh("made", e) if isinstance(target, tuple) else None
+        if value is None:
+            self.let(target, e)
         dvalue = self.fresh("d" + (target if isinstance(target, str) else "made"), d)
         if value is not None:
             self.bind(target, value, dvalue)

@@ -73,7 +73,7 @@ from ..rules.sequences import (
     VIEWED_AGAIN,
     WRITTEN_BACK,
 )
-from ..rules.tangents import ZEROS
+from ..rules.tangents import PART_OR_NONE, ZEROS
 from ..runtime.scalar import UNASSIGNED
 from .references import Aliasing, References, atom_names, block_reads, mutable, name_of, reads_of
 
@@ -203,6 +203,7 @@ class _Owners:
         self.updated_data: set[str] = set()
         self.updated_by_calls: dict[int, tuple[ir.Let, list[str]]] = {}
         self.rule_reads: set[str] = set()  # the variables a derivative rule (here or in a callee) reads later
+        self.place: tuple[ir.Block, int, UsedAfter] | None = None  # the block walked, the let's index, `outside`
 
     @functools.cached_property
     def settled(self) -> set[str]:
@@ -245,12 +246,31 @@ class _Owners:
         for name in atom_names(block.result):
             last[name] = len(block.lets)
         owned = set(owned)
+        outer = self.place
         for k, let in enumerate(block.lets):
+            self.place = (block, k, outside)
             self.let(let, owned, lambda name, k=k: last.get(name, -1) > k or outside(name))
             self.defined.update(ir.bound_names(let))
             if _raises(let):  # the rest of the block never runs
                 break
+        self.place = outer
         return owned
+
+    def other_parts_later(self, name: str, k: object) -> bool:
+        """Whether everything that reads the tuple `name` after the current let takes another of its components
+        (`part_or_none(done, 1)` after `part_or_none(done, 0)`, the forward code's attempt taken apart), so that
+        component k moves on though the tuple is read again."""
+        if self.place is None:
+            return False
+        block, at, outside = self.place
+        if outside(name) or name in atom_names(block.result):
+            return False
+        for let in block.lets[at + 1 :]:
+            if name in set(self.aliasing.reads(let.expr)):
+                component = _component(let.expr)
+                if component is None or component[0] != name or component[1] == k:
+                    return False
+        return True
 
     def own(self, owned: set[str], name: str, entry: Entry) -> None:
         """Mark `name` as owning its value (1), its elements too (`EACH`), or as a packed tuple (a list)."""
@@ -300,10 +320,10 @@ class _Owners:
             isinstance(e, ir.Prim) and e.op is VIEWED_AGAIN and not self.aliasing.array_view(e)
         ):  # a copy keeps its value
             self.copy(e.args[0].name, target, owned, after)
-        elif isinstance(e, (ir.Proj, ir.Index)) and name_of(e.base) in self.packed and isinstance(e.index, ir.Const):
-            # a component of a packed tuple (`x = t[0]`)
-            base, k = e.base.name, e.index.value
-            if not after(base):
+        elif (component := _component(e)) is not None and component[0] in self.packed:
+            # a component of a packed tuple (`x = t[0]`; an attempt's completed result's, `part_or_none(done, 0)`)
+            base, k = component
+            if not after(base) or self.other_parts_later(base, k):
                 self.own(owned, target, self.packed[base][k])
             self.refs.alias(target, self.items[base][k])
         else:
@@ -313,11 +333,13 @@ class _Owners:
                     if isinstance(a, ir.Var) and a.name in self.packed and not after(a.name):
                         self.packed[target][k] = list(self.packed[a.name])
                 self.items[target] = [name_of(a) for a in e.items]
-            elif isinstance(e, ir.Apply) and e.catch is not None and isinstance(target, str):
+            elif isinstance(e, ir.Apply) and e.catch is not None:
                 # an attempt: <ok, exception, result>; the result's components new where the callee's are
                 items = self.attempted_items(e)
-                if items:
+                if items and isinstance(target, str):
                     self.packed[target], self.items[target] = [0, 0, list(items)], [None] * 3
+                elif items and len(target) == 3:  # taken apart where it is made (forward code's)
+                    self.own(owned, target[2], list(items))
             elif isinstance(e, ir.Call) or isinstance(e, ir.Apply) and e.catch is None:
                 self.new_components(e, target, owned)
             elif self.aliasing.new_arrays(e, target):  # `w, v = np.linalg.eigh(a)`: each part a new array
@@ -624,6 +646,8 @@ class _Owners:
             return  # a copy, or a container holding the variables themselves (`refs` follows those)
         if isinstance(e, ir.Prim) and (e.inplace or e.op in (AFTER_UPDATE, WRITTEN_BACK, VIEWED_AGAIN)):
             return  # an update: the same object (what it puts in, the container holds: `refs`)
+        if isinstance(e, ir.Prim) and e.op is ZEROS:
+            return  # a zero tangent: new all the way down, it holds nothing of its argument
         sources = {a.name for a in ir.operands(e) if isinstance(a, ir.Var) and _holds_elements(self.types.get(a.name))}
         if sources:
             for t in ir.bound_names(let):
@@ -775,6 +799,17 @@ def _holds_elements(t: VType | None) -> bool:
     if isinstance(t, Dct):
         return any(_holds_objects(v) for _, v in t.fields) if t.fields is not None else _holds_objects(t.item)
     return isinstance(t, (Rec, Fn)) or t is OBJECT
+
+
+def _component(e: ir.Expr) -> tuple[str, int] | None:
+    """(t, k) for an expression reading component k of the tuple variable t (`t[0]`, and `part_or_none(t, 0)`, an
+    attempt's completed result's component, None where it raised)."""
+    if isinstance(e, (ir.Proj, ir.Index)) and isinstance(e.base, ir.Var) and isinstance(e.index, ir.Const):
+        return e.base.name, e.index.value
+    if isinstance(e, ir.Prim) and e.op is PART_OR_NONE and isinstance(e.args[0], ir.Var):
+        k = e.args[1]
+        return (e.args[0].name, k.value) if isinstance(k, ir.Const) else None
+    return None
 
 
 def _prims(block: ir.Block) -> Iterator[ir.Prim]:

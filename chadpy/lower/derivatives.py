@@ -39,12 +39,6 @@ def jvp(lw: Lowering, node: gast.Call, env: dict, lets: list) -> ir.Jvp:
 def applied(lw: Lowering, name: str, inner: gast.Call, node: gast.Call, env: dict, lets: list) -> ir.Expr:
     """`chad.grad(f, argnums)(*args)`, `chad.value_and_grad(f, argnums)(*args)`: calls of the Python written for
     them, one per argument differentiated (a tuple of them for a tuple `argnums`)."""
-    if name not in ("grad", "value_and_grad"):
-        raise lw.error(
-            UnsupportedSyntax,
-            f"chad.{name} inside differentiated code is not supported (jvp, grad and value_and_grad are)",
-            node,
-        )
     argnums = _argnums(lw, inner)
     if node.keywords:
         raise lw.error(UnsupportedSyntax, f"a function chad.{name} made is called with positional arguments here", node)
@@ -53,8 +47,8 @@ def applied(lw: Lowering, name: str, inner: gast.Call, node: gast.Call, env: dic
         args = lw.atom(node.args[0].value, env, lets)
     else:
         args = lw.let(ir.MakeTuple([lw.argument(a, env, lets) for a in node.args]), lets, "args")
-    helper = DERIVATIVE_HELPERS[_HELPER[name]]
-    grads = [lw.let(ir.Call(helper, [fn, args, ir.Const(k)]), lets, name) for k in _positions(argnums)]
+    helper = DERIVATIVE_HELPERS[_HELPER[name]]  # by argument position: `args[k]` has its own kind
+    grads = [lw.let(ir.Call(helper(k), [fn, args]), lets, name) for k in _positions(argnums)]
     out = grads[0] if isinstance(argnums, int) else lw.let(ir.MakeTuple(grads), lets, "grads")
     if name != "value_and_grad":
         return out

@@ -147,15 +147,21 @@ class Primitive:
         bind: Callable[[Expr, str], Name],
         array_result: bool,
         broadcasts: Callable[[int], bool],
+        number_result: bool = False,
         **saved: Expr,
     ) -> list[Expr | None] | Expr:
         """Dop^t: the cotangent of each argument (None where it takes none), or one expression whose
         value is the tuple of them. An elementwise rule with an array result computes with `d` made a
         dense array (`bind` names it) and sums each part back to its argument's shape where
-        `broadcasts(k)` (the argument may have another shape than the result)."""
+        `broadcasts(k)` (the argument may have another shape than the result); with a number result
+        (`np.divide` of two floats, which tangent code writes for a quotient that must not raise), with `d`
+        made a number (`Zero`, a float's cotangent out of a container's nobody used, is 0.0: NumPy takes no
+        `Zero`)."""
         spread = self.elementwise and array_result
         if spread:  # an inline rule computes with d: make it a dense array (not Zero, not a Scatter)
             d = bind(call(dense, d, y), "d_dense")
+        elif self.elementwise and number_result and self.name.startswith("np."):
+            d = bind(IfExp(d, d, Lit(0.0)), "d_number")
         cts = self.vjp(d, y, *args, **saved)
         if spread:
             cts = [ct if ct is None or not broadcasts(k) else _unbroadcast(ct, args[k]) for k, ct in enumerate(cts)]
@@ -413,7 +419,8 @@ ATTRIBUTES: dict[str, object] = {}
 
 # Functions chadpy differentiates through Python written for them (`np.vectorize`: `rules/numpy.py`)
 AS_PYTHON: dict[object, object] = {}
-# Derivatives taken inside differentiated code (`chad.grad(f)(x)`): the Python written for each (`api/forward.py`)
+# Derivatives taken inside differentiated code (`chad.grad(f)(x)`): the Python written for each (`api/forward.py`;
+# `grad`, `jacobian`, `hessian`: a function of the argument position giving it)
 DERIVATIVE_HELPERS: dict[str, object] = {}
 
 

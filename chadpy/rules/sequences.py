@@ -320,14 +320,16 @@ STORE_IN = Primitive(
 
 
 def _filled_at_type(types: list[VType], consts: list[object]) -> VType:
+    """dx with its part at `key` a tangent of x's part there: the part dx has (a derivative may flow through it,
+    differentiated again), or zeros of that tangent's type where dx has None."""
     dx, x = types[:2]
     key = consts[2]
     if isinstance(dx, Dct) and isinstance(x, Dct) and dx.fields is not None and key is not UNKNOWN:
         part = tangent_of(activated(x.field(key)))
-        return dct([part if k == key else t for k, t in dx.fields], [k for k, _ in dx.fields])
+        return dct([join(t, part) if k == key else t for k, t in dx.fields], [k for k, _ in dx.fields])
     if isinstance(dx, Tup) and isinstance(x, Tup) and isinstance(key, int):
         items = list(dx.items)
-        items[key] = tangent_of(activated(x.items[key]))
+        items[key] = join(items[key], tangent_of(activated(x.items[key])))
         return Tup(tuple(items), dx.cls)
     return dx
 
@@ -371,10 +373,20 @@ AFTER_UPDATE = Primitive(
         (2, 2),
         lambda ts, consts: ts[1],
         containers=True,
-        jvp=linear(0, 1),
     ),
     jvp=linear(0, 1),
 )
+
+
+def _updated_jvp(ts: list, y: Term, x: Term, t: Term) -> Term:
+    """x updated in place by `t op= c` is t's object, and its tangent t's: the same object, written as the update
+    of the tangents (`dx.__updated_by__(dt)`, which `ownership` follows as the copy it is); dx, the version of x's
+    tangent that missed the update, is read no more."""
+    dt = ts[1] if ts[1] is not None else zero_of(t)
+    return Term(AFTER_UPDATE, [dt, dt])
+
+
+AFTER_UPDATE.in_place.jvp = _updated_jvp
 # `views.py`: `base.__written_back__(view, how, key)` after writes through a view of base (`row = A[i]; row[0] = v`),
 # and `view.__viewed_again__(base, how, key)` after writes to base or another view of it: the derivatives of
 # `base[key] = view` and `view = base[key]` (`how`: "index", "T" or "reshape"), or none where NumPy made a copy
@@ -387,7 +399,7 @@ WRITTEN_BACK = Primitive(
     _view_type,
     containers=True,
     logged=True,  # where `a op= b` made the view a new array, it is copied into the base
-    jvp=linear(0, 1),
+    jvp=linear(0, 1, zeros_like_result=(0,)),  # the base's version that missed the writes, read no more
 )
 VIEWED_AGAIN = Primitive(
     "viewed_again",
@@ -397,7 +409,7 @@ VIEWED_AGAIN = Primitive(
     _view_type,
     containers=True,
     aliases="view",  # of its base (`ownership` knows)
-    jvp=linear(0, 1),
+    jvp=linear(0, 1, zeros_like_result=(0,)),  # the view's version that missed the writes, read no more
 )
 UPDATES = {LIST_APPEND, LIST_EXTEND, LIST_INSERT, POP, DICT_STORE, DICT_SETDEFAULT, STORE, STORE_IN, APPEND, EXTEND}
 MOVES_ELEMENTS = {LIST_INSERT, POP}  # after these an element's position is not what it was
@@ -443,7 +455,7 @@ def _rekeyed_type(types: list[VType], consts: list[object]) -> VType:
 REKEYED = Primitive(
     "rekeyed",
     lambda pairs, dpairs: call(runtime.rekeyed, pairs, dpairs),
-    lambda d, y, pairs, dpairs: [None, d],  # the cotangent of a pair's value is where it was
+    lambda d, y, pairs, dpairs: [ZERO, d],  # the keys come from pairs; a pair value's cotangent is where it was
     (2, 2),
     _rekeyed_type,
     containers=True,

@@ -183,8 +183,8 @@ class TermSpelling(Spelling):
 # ---------------------------------------------------------------- primitives tangent code needs
 
 
-def _where_nonzero_jvp(ts: list, y: Term, mask: Term, v: Term) -> Term:
-    return apply(WHERE_NONZERO, mask, ts[1])
+def _where_nonzero_jvp(ts: list, y: Term, mask: Term, v: Term) -> Term | None:
+    return None if ts[1] is None else apply(WHERE_NONZERO, mask, ts[1])
 
 
 # `v` where `mask` is non-zero, else 0: the derivative of `safe_divisor`, and a strong zero's mask
@@ -205,7 +205,8 @@ STRONG_ZERO = function(
     kind=lambda types, consts: types[1],
     name="strong_zero",
 )
-STRONG_ZERO.jvp = lambda ts, y, mask, ct: apply(STRONG_ZERO, mask, ts[1])
+# (the mask is piecewise constant: a tangent only through ct, none where ct has none)
+STRONG_ZERO.jvp = lambda ts, y, mask, ct: None if ts[1] is None else apply(STRONG_ZERO, mask, ts[1])
 # x with its zeros made ones (a divisor whose numerator is 0 where x is): derivative 1 away from 0
 SAFE_DIVISOR = function(
     safe_divisor,
@@ -222,7 +223,7 @@ BROADCAST_LIKE = function(
     (2, 2),
     kind=lambda types, consts: types[1],
 )
-BROADCAST_LIKE.jvp = lambda ts, y, v, like: apply(BROADCAST_LIKE, ts[0], like)
+BROADCAST_LIKE.jvp = lambda ts, y, v, like: None if ts[0] is None else apply(BROADCAST_LIKE, ts[0], like)
 
 
 def _zeros_kind(t: VType) -> VType:
@@ -260,12 +261,16 @@ def _pow_base_tangent(m: Spelling, t: Term, a: Term, b: Term) -> Term:
         return t * a * 2.0
     if k is not None and k == int(k) and k > 0:
         return t * k * a ** (k - 1)
-    return apply(STRONG_ZERO, t, _without_raising(t * b * a ** (b - 1.0)))
+    # a quotient, not a product with a ** (b - 1): infinite at a pole (`sqrt` at 0), where reverse mode over this
+    # code gives a zero cotangent zero through a quotient (its rule is a strong zero), and nan through a product
+    return apply(STRONG_ZERO, t, _without_raising(t * b / a ** (1.0 - b)))
 
 
 def _pow_exponent_tangent(m: Spelling, t: Term, y: Term, a: Term) -> Term:
-    """a ** b's part from b's tangent t: t * y * log(a), 0 where a == 0 (`x ** b` at 0 with b > 0)."""
-    return apply(STRONG_ZERO, apply(WHERE_NONZERO, a, t), t * y * m.log(apply(SAFE_DIVISOR, a)))
+    """a ** b's part from b's tangent t: t * y * log(a), 0 where a == 0 (`x ** b` at 0 with b > 0), and where t is;
+    NumPy's log in both flavours: nan for a < 0 (`(-2.0) ** 2.0`, whose partial in b is undefined), where
+    `math.log` would raise."""
+    return apply(STRONG_ZERO, apply(WHERE_NONZERO, a, t), t * y * apply(np.log, apply(SAFE_DIVISOR, a)))
 
 
 TERMS_MATH = TermSpelling(
@@ -300,15 +305,20 @@ POW_MATH, POW_NP = _pow_jvp(TERMS_MATH), _pow_jvp(TERMS_NP)
 # ---------------------------------------------------------------- the shapes of rules
 
 
-def linear(*positions: int) -> Callable:
+def linear(*positions: int, zeros_like_result: tuple[int, ...] = ()) -> Callable:
     """The rule of an operation linear in the arguments at `positions` jointly (the others are not
-    differentiated: a shape, an axis, a position): itself, on their tangents (zeros where one has none)."""
+    differentiated: a shape, an axis, a position): itself, on their tangents (zeros where one has none).
+    `zeros_like_result`: the arguments whose zeros are made from the result, of their structure, not from
+    them (a version of an object that missed an update in place, read no more after it: `views.py`'s
+    write-backs, `x.__updated_by__(t)`)."""
 
     def jvp(ts: list, y: Term, *xs: Term, op: Primitive) -> Term:
         args = list(xs)
         for k in range(len(xs)) if positions == ALL else positions:
-            if k < len(xs):
-                args[k] = ts[k] if ts[k] is not None else zero_of(xs[k])
+            if k < len(xs) and ts[k] is not None:
+                args[k] = ts[k]
+            elif k < len(xs):
+                args[k] = apply(ZEROS, y) if k in zeros_like_result else zero_of(xs[k])
         return Term(op, args)
 
     jvp.linear_in = positions
@@ -482,6 +492,7 @@ for _p in (
     TANGENT_SIZE,
     UNIT_TANGENTS,
     FROM_PARTS,
+    FROM_COLUMNS,
     STOP_GRADIENT,
     WHERE_NONZERO,
     STRONG_ZERO,

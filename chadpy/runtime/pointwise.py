@@ -7,30 +7,45 @@ import math
 
 import numpy as np
 
+from .cotangents import Zero
+
 
 def pow_base_ct(d: float, a: float, b: float) -> float:
-    """Cotangent of a in a ** b (0 for a zero cotangent, also where the partial is infinite)."""
+    """Cotangent of a in a ** b (0 for a zero cotangent, also where the partial is infinite; `Zero` for `Zero`)."""
+    if d is Zero or d is None:
+        return Zero
     return 0.0 if b == 0 or d == 0 else d * b * a ** (b - 1)
 
 
 def pow_exponent_ct(d: float, y: float, a: float) -> float:
-    """Cotangent of b in y = a ** b: d * y * log(a); zero at a == 0, undefined (nan) for a < 0."""
+    """Cotangent of b in y = a ** b: d * y * log(a); zero at a == 0, undefined (nan) for a < 0 but zero for a zero
+    cotangent (a strong zero, as `power_exponent_ct` and the tangent rule give: `x ** y` with x < 0 nobody reads
+    is no nan in y's gradient); `Zero` for `Zero`."""
+    if d is Zero or d is None:
+        return Zero
     if a > 0:
         return d * y * math.log(a)
-    return 0.0 if a == 0 else math.nan
+    return 0.0 if a == 0 or d == 0 else math.nan
 
 
 def power_base_ct(d: object, a: object, b: object) -> object:
-    """Cotangent of a in np.power(a, b) / `a ** b` on arrays (zero where b == 0)."""
+    """Cotangent of a in np.power(a, b) / `a ** b` on arrays (zero where b == 0). No cotangent (`Zero`: NumPy's
+    power of numbers takes its cotangent as it comes, not made a dense array) gives `Zero`."""
+    if d is Zero or d is None:
+        return Zero
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(np.equal(b, 0) | np.equal(d, 0), 0.0, d * b * np.power(a, b - 1.0))
+        return np.where(np.equal(b, 0) | np.equal(d, 0), 0.0, d * b * np.power(a, b - 1.0))[()]  # a number's a number
 
 
 def power_exponent_ct(d: object, y: object, a: object) -> object:
-    """Cotangent of b in y = a ** b on arrays: d * y * log(a); 0 where a == 0, nan where a < 0."""
+    """Cotangent of b in y = a ** b on arrays: d * y * log(a); 0 where a == 0, nan where a < 0 but 0 where d is
+    (`Zero` for `Zero`)."""
+    if d is Zero or d is None:
+        return Zero
     with np.errstate(divide="ignore", invalid="ignore"):
         safe = np.where(np.greater(a, 0), a, 1.0)
-        return np.where(np.greater(a, 0), d * y * np.log(safe), np.where(np.equal(a, 0), 0.0, np.nan))
+        undefined = np.where(np.equal(a, 0) | np.equal(d, 0), 0.0, np.nan)
+        return np.where(np.greater(a, 0), d * y * np.log(safe), undefined)[()]
 
 
 def strong_zero(d: object, ct: object) -> object:

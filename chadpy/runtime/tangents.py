@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import ChadTypeError
+
 
 def where_nonzero(mask: Any, v: Any) -> Any:
     """v where mask is non-zero, else 0 (the derivative of `safe_divisor` applied to v). A scalar stays one."""
@@ -68,8 +70,9 @@ def tangent_size(x: Any) -> int:
         return 1
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.size
-    raise TypeError(
-        f"a gradient inside differentiated code is taken with respect to floats and float arrays, not {x!r}"
+    raise ChadTypeError(
+        "a gradient inside differentiated code (or of a derivative chadpy made) is taken with respect to floats and "
+        f"float arrays, not {type(x).__name__}"
     )
 
 

@@ -432,14 +432,9 @@ def _check_forward(
     if not abs(tangent - dot) <= 1e-8 * (scale + abs(dot)) + 1e-12:
         return Outcome("wrong", "[jvp] tangent is not <gradient, direction>", f"jvp {tangent!r}, <g, v> {dot!r}")
     # -- second order: reverse over forward, against differences of the gradient
-    try:
-        products = hessian_vector_at(f, copy.deepcopy(args), nums, tangents, nums)
-    except chad.ChadError as e:
-        return _rejected(e, "[hvp] ")
-    except Exception as e:
-        outcome = _crash(e)
-        outcome.key = "[hvp] " + outcome.key
-        return outcome
+    products, failed = _attempted("[hvp] ", lambda: hessian_vector_at(f, copy.deepcopy(args), nums, tangents, nums))
+    if failed is not None:
+        return failed
     gradient = chad.grad(f, argnums=argnums)
     estimates = []
     for h in HVP_STEPS:
@@ -464,7 +459,61 @@ def _check_forward(
                 continue  # a kink or a jump within the step: the differences prove nothing
             where = f"[hvp] d/d arg {i}" + "".join(f"[{p!r}]" for p in path)
             return Outcome("wrong", "[hvp] wrong Hessian-vector product", f"{where}: chadpy {x!r} vs {central}")
+    return _check_grad_of_grad(f, args, nums, tangents, products, argnums)
+
+
+def _check_grad_of_grad(
+    f: Callable, args: tuple, nums: tuple[int, ...], tangents: tuple, products: tuple, argnums: object
+) -> Outcome | None:
+    """The same product by another route: jvp of the gradient chadpy made (a derivative differentiated again, its
+    gradient taken one tangent per element inside), where the differentiated arguments are a few floats."""
+    floats = [args[i] for i in nums]
+    if not all(isinstance(a, float) or isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in floats):
+        return None
+    if sum(np.size(a) for a in floats) > 8:
+        return None
+    full = tuple(tangents[nums.index(k)] if k in nums else _zero_like(a) for k, a in enumerate(args))
+    pair, failed = _attempted(
+        "[grad of grad] ", lambda: chad.jvp(chad.grad(f, argnums=argnums), copy.deepcopy(args), full)
+    )
+    if failed is not None:
+        return failed
+    second = pair[1]
+    second = (second,) if isinstance(argnums, int) else second
+    for i, a, b in zip(nums, second, products):
+        for (path, x), (_, y) in zip(leaves(a), leaves(b)):
+            if not abs(x - y) <= 1e-7 * (1 + abs(y)):
+                where = f"[grad of grad] d/d arg {i}" + "".join(f"[{p!r}]" for p in path)
+                return Outcome("wrong", "[grad of grad] disagrees with hvp", f"{where}: jvp(grad) {x!r}, hvp {y!r}")
     return None
+
+
+def _attempted(where: str, thunk: Callable[[], object]) -> tuple[object, Outcome | None]:
+    """thunk()'s value, or the outcome of its failure (`where` names the check in its key)."""
+    try:
+        return thunk(), None
+    except chad.ChadError as e:
+        return None, _rejected(e, where)
+    except Exception as e:
+        outcome = _crash(e)
+        outcome.key = where + outcome.key
+        return None, outcome
+
+
+def _zero_like(value: object) -> object:
+    """A zero tangent of an argument that is not differentiated: its structure, each float 0.0 (ints, strs as they
+    are)."""
+    return _direction(value, _ZEROS)
+
+
+class _Zeros:
+    """A stand-in for a random generator whose draws are zeros (`_direction` of it is a zero tangent)."""
+
+    def standard_normal(self, shape: tuple[int, ...] | None = None) -> object:
+        return np.zeros(shape) if shape is not None else 0.0
+
+
+_ZEROS = _Zeros()
 
 
 HVP_STEPS = (1e-5, 1e-4)
