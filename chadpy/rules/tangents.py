@@ -263,7 +263,8 @@ def _pow_base_tangent(m: Spelling, t: Term, a: Term, b: Term) -> Term:
         return t * k * a ** (k - 1)
     # a quotient, not a product with a ** (b - 1): infinite at a pole (`sqrt` at 0), where reverse mode over this
     # code gives a zero cotangent zero through a quotient (its rule is a strong zero), and nan through a product
-    return apply(STRONG_ZERO, t, _without_raising(t * b / a ** (1.0 - b)))
+    # and exactly 0 where b == 0 (a ** 0 is constant: 0 * 0 ** -1 would be nan at a == 0)
+    return apply(WHERE_NONZERO, b, apply(STRONG_ZERO, t, _without_raising(t * b / a ** (1.0 - b))))
 
 
 def _pow_exponent_tangent(m: Spelling, t: Term, y: Term, a: Term) -> Term:

@@ -14,7 +14,7 @@ from ..errors import ChadTypeError
 def where_nonzero(mask: Any, v: Any) -> Any:
     """v where mask is non-zero, else 0 (the derivative of `safe_divisor` applied to v). A scalar stays one."""
     if type(mask) is float or isinstance(mask, (int, np.floating)) and np.ndim(v) == 0:
-        return v if mask != 0 else 0.0 * v
+        return v if mask != 0 else 0.0  # (not 0.0 * v: v may be nan or inf there)
     return np.where(np.not_equal(mask, 0), v, 0.0)[()]
 
 

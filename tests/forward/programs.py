@@ -133,3 +133,10 @@ def broadcast_sum(x):
     nan (the rule of `broadcast_like` given no tangent)."""
     a = np.array([-0.75, x]) + np.ones((2, 2))
     return np.sum(a * a)
+
+
+def powers_of_zero(x):
+    """s ** [0, 1] at s = 0 (s depends on x): s ** 0 is constant, so its part of the second derivative is 0, not
+    0 * 0 ** -1 = nan (random program seed 7016)."""
+    s = math.sin(0.0 * x)
+    return np.sum(np.tanh(s ** np.arange(2))) + x * x

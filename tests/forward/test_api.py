@@ -256,3 +256,8 @@ def test_forward_over_forward_of_a_broadcast_is_finite():
     """d2/dx2 sum((ones((2, 2)) + [-0.75, x])^2) = 4, by jvp of the gradient chadpy made and by hvp."""
     assert chad.jvp(chad.grad(P.broadcast_sum), (0.3,), (1.0,))[1] == pytest.approx(4.0, rel=1e-12)
     assert chad.hvp(P.broadcast_sum, (0.3,), (1.0,)) == pytest.approx(4.0, rel=1e-12)
+
+
+def test_powers_of_zero_have_finite_second_derivatives():
+    assert chad.jvp(P.powers_of_zero, (0.2,), (1.0,))[1] == pytest.approx(0.4, rel=1e-12)
+    assert chad.hvp(P.powers_of_zero, (0.2,), (1.0,)) == pytest.approx(2.0, rel=1e-12)
