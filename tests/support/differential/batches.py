@@ -207,4 +207,3 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n# ---------- seed {seed}: {outcome.cls} [{outcome.key}]; shrunk: {after.cls} [{after.key}]")
             print(format_regression(small, after))
     return 0
-

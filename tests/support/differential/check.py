@@ -431,16 +431,19 @@ def _check_forward(
         return Outcome("wrong", "[jvp] wrong value", f"{value!r} vs f(*args) {expected!r}")
     if not abs(tangent - dot) <= 1e-8 * (scale + abs(dot)) + 1e-12:
         return Outcome("wrong", "[jvp] tangent is not <gradient, direction>", f"jvp {tangent!r}, <g, v> {dot!r}")
-    slopes = []
+    slopes, one_sided = [], []
     for h in (1e-6, 1e-5):  # and central differences along the direction, where they settle (not at a kink)
         plus, minus = list(args), list(args)
         for i, t in zip(nums, tangents):
             plus[i], minus[i] = _moved(args[i], t, h), _moved(args[i], t, -h)
         try:
-            slopes.append((float(f(*plus)) - float(f(*minus))) / (2 * h))
+            fp, fm = float(f(*plus)), float(f(*minus))
         except Exception:  # a step left the domain: no evidence
             break
-    if len(slopes) == 2 and _close(slopes[0], slopes[1]) and not any(_close(tangent, s) for s in slopes):
+        slopes.append((fp - fm) / (2 * h))
+        one_sided.append(((fp - expected) / h, (expected - fm) / h))
+    settled = len(slopes) == 2 and _close(slopes[0], slopes[1]) and all(_close(a, b) for a, b in one_sided)
+    if settled and not any(_close(tangent, s) for s in slopes):
         return Outcome(
             "wrong", "[jvp] tangent is not the directional derivative", f"jvp {tangent!r}, differences {slopes}"
         )
