@@ -163,20 +163,23 @@ REGISTERED = registered()
 DIFFERENTIABLE = {label: entry for label, entry in REGISTERED.items() if entry[0].vjp is not None}
 
 
-def _cases():
+def _sampled_calls():
+    """(name, primitive, writer, sample, shapes) for every sample of every sampled rule, an elementwise one's on each
+    broadcasting shape its sample allows."""
     for label, (op, write) in DIFFERENTIABLE.items():
         for k, sample in enumerate(op.samples if write else ()):
             shapeless = [isinstance(a, Reals) and a.shape is None for a in sample]
             variants = _SHAPES.get(len(sample), [(None,) * len(sample)]) if op.elementwise else [(None,) * len(sample)]
             for shapes in variants:
-                if any(s is not None and not free for s, free in zip(shapes, shapeless)):
-                    continue
-                name = f"{label}-{k}-{'-'.join(map(str, shapes))}"
-                yield pytest.param(op, write, sample, shapes, np.float64, id=name)
-                if _has_arrays(sample, shapes):  # the whole suite runs these; the development subset leaves them
-                    yield pytest.param(
-                        op, write, sample, shapes, np.float32, id=name + "-float32", marks=pytest.mark.slow
-                    )
+                if not any(s is not None and not free for s, free in zip(shapes, shapeless)):
+                    yield f"{label}-{k}-{'-'.join(map(str, shapes))}", op, write, sample, shapes
+
+
+def _cases():
+    for name, op, write, sample, shapes in _sampled_calls():
+        yield pytest.param(op, write, sample, shapes, np.float64, id=name)
+        if _has_arrays(sample, shapes):  # the whole suite runs these; the development subset leaves them
+            yield pytest.param(op, write, sample, shapes, np.float32, id=name + "-float32", marks=pytest.mark.slow)
 
 
 def _has_arrays(sample: tuple, shapes: tuple) -> bool:
@@ -238,6 +241,24 @@ def _in(dtype: type, value: object) -> object:
     return value
 
 
+def _call(write, sample: tuple, shapes: tuple, rng: np.random.Generator, dtype: type, name: str) -> tuple:
+    """(f, its arguments, the call as written): a module-level `f` of the sampled arguments (floats arrays in
+    `dtype`) calling the primitive, its other arguments written as literals."""
+    params, args, written = [], [], []
+    for k, (spec, shape) in enumerate(zip(sample, shapes)):
+        passed, value = _argument(spec, shape, rng)
+        value = _in(dtype, value)
+        if passed:
+            params.append(f"x{k}")
+            args.append(value)
+        written.append(f"x{k}" if passed else _literal(value))
+    imports = "import math\n\nimport numpy as np\n" + (
+        "import scipy.linalg\nimport scipy.special\nimport scipy.stats\n" if scipy else ""
+    )
+    f = load_function(f"{imports}\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", name)
+    return f, args, written
+
+
 def _close_in_float32(actual: object, expected: object, arg: object, where: str) -> None:
     """The values of a gradient computed in float32 against float64 finite differences (structure: lists);
     a float32 array argument gets a float32 array gradient."""
@@ -260,18 +281,7 @@ def test_rule_matches_finite_differences(op, write, sample, shapes, dtype):
     differences. In float32 (the arrays cast), its values are within 2e-3 of central differences of the same
     float32 values taken in float64, and a float32 array argument's gradient is a float32 array."""
     rng = np.random.default_rng(0)
-    params, args, written = [], [], []
-    for k, (spec, shape) in enumerate(zip(sample, shapes)):
-        passed, value = _argument(spec, shape, rng)
-        value = _in(dtype, value)
-        if passed:
-            params.append(f"x{k}")
-            args.append(value)
-        written.append(f"x{k}" if passed else _literal(value))
-    imports = "import math\n\nimport numpy as np\n" + (
-        "import scipy.linalg\nimport scipy.special\nimport scipy.stats\n" if scipy else ""
-    )
-    f = load_function(f"{imports}\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "rule")
+    f, args, written = _call(write, sample, shapes, rng, dtype, "rule")
     ct = _in(dtype, _like(f(*args), rng))
     wide = [_in(np.float64, a) for a in args]  # the same values, for finite differences in float64
     for simplify in (True, False):
@@ -406,18 +416,10 @@ def test_what_chadpy_returns_at_singular_points(source, x, expected):
 
 
 def _tangent_cases():
-    for label, (op, write) in DIFFERENTIABLE.items():
-        for k, sample in enumerate(op.samples if write else ()):
-            shapeless = [isinstance(a, Reals) and a.shape is None for a in sample]
-            variants = _SHAPES.get(len(sample), [(None,) * len(sample)]) if op.elementwise else [(None,) * len(sample)]
-            for shapes in variants:
-                if any(s is not None and not free for s, free in zip(shapes, shapeless)):
-                    continue
-                # the whole suite tries every broadcasting shape; the development subset the sample as written
-                marks = [pytest.mark.slow] if any(s is not None for s in shapes) else []
-                yield pytest.param(
-                    op, write, sample, shapes, id=f"{label}-{k}-{'-'.join(map(str, shapes))}", marks=marks
-                )
+    for name, op, write, sample, shapes in _sampled_calls():
+        # the whole suite tries every broadcasting shape; the development subset the sample as written
+        marks = [pytest.mark.slow] if any(s is not None for s in shapes) else []
+        yield pytest.param(op, write, sample, shapes, id=name, marks=marks)
 
 
 @pytest.mark.parametrize(("op", "write", "sample", "shapes"), list(_tangent_cases()))
@@ -425,17 +427,7 @@ def test_tangent_rule_matches_finite_differences_and_the_vjp(op, write, sample, 
     """Forward mode: the tangent of a call along a random direction is within 1e-5 of central differences along
     it, and <jvp(v), w> = <v, vjp(w)> for a random output cotangent w (the dot-product test)."""
     rng = np.random.default_rng(1)
-    params, args, written = [], [], []
-    for k, (spec, shape) in enumerate(zip(sample, shapes)):
-        passed, value = _argument(spec, shape, rng)
-        if passed:
-            params.append(f"x{k}")
-            args.append(value)
-        written.append(f"x{k}" if passed else _literal(value))
-    imports = "import math\n\nimport numpy as np\n" + (
-        "import scipy.linalg\nimport scipy.special\nimport scipy.stats\n" if scipy else ""
-    )
-    f = load_function(f"{imports}\n\ndef f({', '.join(params)}):\n    return {write(written)}\n", "tangent")
+    f, args, written = _call(write, sample, shapes, rng, np.float64, "tangent")
     tangents = tuple(_like(a, rng) for a in args)
     value, tangent = chad.jvp(f, args, tangents)
     where = f"{write(written)} along a random direction"
