@@ -11,7 +11,6 @@ program (CHAD and the optimiser's passes) or the generated module (the back end)
 
 from __future__ import annotations
 
-import inspect
 import sys
 import threading
 import types
@@ -32,7 +31,7 @@ from .forward.transform import Forward, jvp_entry, tangent_output
 from .infer.inference import Program, Spec
 from .ir import nodes as ir
 from .ir.records import Constructor
-from .ir.types import Tup, VType, activated, inactive, is_active, tangent_of
+from .ir.types import VType, activated, inactive, is_active, tangent_of
 from .ir.verify import verify
 from .lower import objects
 from .lower.lowerer import Lowerer
@@ -238,17 +237,11 @@ def forward_program(fn: object, sig: tuple[VType, ...], watch: Watch) -> tuple[i
             return _with_deep_recursion(run)
 
 
-def jvp_entry_of(code: object, sig: tuple[VType, ...], lifted: bool, watch: Watch) -> ir.Function:
+def jvp_entry_of(code: object, sig: tuple[VType, ...], lifted: bool, packed: bool, watch: Watch) -> ir.Function:
     """What `chad.jvp` of `code` at parameter types `sig` calls inside differentiated code: its forward form, made
     in a program of its own (whatever differentiates the caller then differentiates it like any other code)."""
     forward, _ = forward_program(code, sig, watch)
-    packed = len(sig) == 1 + lifted and isinstance(sig[-1], Tup) and _takes_star_args(code)
     return jvp_entry(forward, sig, lifted, packed)
-
-
-def _takes_star_args(code: object) -> bool:
-    c = getattr(code, "__code__", None)
-    return c is not None and c.co_argcount == 0 and bool(c.co_flags & inspect.CO_VARARGS)
 
 
 def hessian_vector_program(

@@ -176,7 +176,7 @@ def _products_at(f: Callable, args: tuple, along: tuple[int, ...], wrt: tuple[in
 
 def _or_zeros(product: Any, value: Any) -> Any:
     """A product where none flowed (the gradient does not depend on that argument along the tangents): zeros."""
-    return tangent_to_user(None, value) if product is None else product
+    return _zeros(value) if product is None else product
 
 
 @_api
@@ -289,7 +289,7 @@ def _rows_of(rows: list[tuple], out: Any, inp: Any, i: int) -> Any:
             parts.append(_rows_of(rows[start : start + n], part, inp, i))
             start += n
         return type(out)(parts)
-    return _stacked([r[i] if r[i] is not None else _zeros(inp) for r in rows], out, inp, last=False)
+    return _stacked([_or_zeros(r[i], inp) for r in rows], out, inp, last=False)
 
 
 @_api

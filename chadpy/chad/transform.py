@@ -86,7 +86,7 @@ class Chad:
     def cotangent_name(self, atom: ir.Atom | tuple) -> str:
         """A fresh name for the part of an argument's cotangent one rule computes, after the
         variable it belongs to (`dscale_part`; an (f, k) pair: a part of function value f's)."""
-        return self.names.fresh(f"d{_plain(atom[0] if isinstance(atom, tuple) else atom)}_part")
+        return self.names.fresh(f"d{ir.name_hint(atom[0] if isinstance(atom, tuple) else atom)}_part")
 
     def env(self, depth: int) -> tuple[str, ...]:
         """Γ at a point of depth `depth`: the variable in each slot."""
@@ -208,7 +208,7 @@ class Chad:
                     body.append(
                         AccPush(self.acc, self.slot[t], self.ct[t], self.zero(self.spec.types[t]), comment=f"scope {t}")
                     )
-        params = [self.d] if len(results) == 1 else [self.names.fresh("d" + _plain(r)) for r in results]
+        params = [self.d] if len(results) == 1 else [self.names.fresh("d" + ir.name_hint(r)) for r in results]
         for r, dr in zip(results, params):
             body.extend(self.var(r, Name(dr)))
         for let, bp in reversed(scoped):
@@ -337,10 +337,6 @@ def _literal(value: object) -> bool:
     if isinstance(value, tuple):
         return all(map(_literal, value))
     return value is None or isinstance(value, (bool, int, float, complex, str, bytes))
-
-
-def _plain(atom: ir.Atom) -> str:
-    return atom.name if isinstance(atom, ir.Var) else "const"
 
 
 def zero_of(t: VType) -> Expr:

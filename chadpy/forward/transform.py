@@ -123,8 +123,8 @@ class _Transform:
                     self.tangents[part.name] = self.fresh("dpart", ir.Proj(da, ir.Const(k)))
                 parts.append(self.tangent_as(part, u))
             if t.cls is not None and is_namedtuple(t.cls):  # a namedtuple's tangent is one of its class
-                return self.fresh("d" + _plain(a), ir.MakeRecord(t.cls, list(t.cls._fields), parts))
-            return self.fresh("d" + _plain(a), ir.MakeTuple(parts))
+                return self.fresh("d" + ir.name_hint(a), ir.MakeRecord(t.cls, list(t.cls._fields), parts))
+            return self.fresh("d" + ir.name_hint(a), ir.MakeTuple(parts))
         if isinstance(source, Dct) and isinstance(t, Dct) and source.fields is not None and isinstance(a, ir.Var):
             # a dict of known keys as one of other types (a dict of any keys: `{'w': x}` joined with `dict(...)`)
             keys = [k for k, _ in source.fields]
@@ -138,7 +138,7 @@ class _Transform:
                     if is_active(s):
                         self.tangents[part.name] = self.fresh("dpart", ir.Index(da, ir.Const(k)))
                     parts.append(self.tangent_as(part, u))
-                return self.fresh("d" + _plain(a), ir.MakeDict([ir.Const(k) for k in keys], parts))
+                return self.fresh("d" + ir.name_hint(a), ir.MakeDict([ir.Const(k) for k in keys], parts))
         raise ChadTypeError(
             f"forward mode: `{ir.format_atom(a)}` joins values whose derivatives differ in structure "
             f"({source!r} and {t!r}); not supported yet"
@@ -476,10 +476,6 @@ def _may_broadcast(tr: _Transform, args: list[ir.Atom]) -> bool:
 
 def _tuple_type(tr: _Transform, target: tuple[str, ...]) -> VType:
     return Tup(tuple(tr.type_of(t) for t in target))
-
-
-def _plain(a: ir.Atom) -> str:
-    return a.name if isinstance(a, ir.Var) else "const"
 
 
 def tangent_output(code: ir.Function) -> ir.Function:

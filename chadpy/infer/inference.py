@@ -123,24 +123,25 @@ class Program:
         self,
         watch: Watch,
         lower: Callable[[object, Watch], ir.Function],
-        jvp_entry: Callable[[object, tuple[VType, ...], bool, Watch], ir.Function] | None = None,
+        jvp_entry: Callable[[object, tuple[VType, ...], bool, bool, Watch], ir.Function] | None = None,
     ):
         self.watch = watch
         self.lower = lower  # a user function's or class's code -> its IR (the front end: `pipeline.lower`)
         self.lowered: dict[object, ir.Function | ChadError] = {}
         self.specs: dict[tuple[object, tuple[VType, ...]], Spec] = {}
-        # code, the types of its parameters (active where a tangent comes in), lifted -> what `chad.jvp` of it calls
-        # (the forward transformation: `pipeline.jvp_entry`)
+        # code, the types of its parameters (active where a tangent comes in), lifted, packed -> what `chad.jvp` of
+        # it calls (the forward transformation: `pipeline.jvp_entry_of`)
         self.make_jvp_entry = jvp_entry
         self.jvp_entries: dict[tuple[object, tuple[VType, ...]], ir.Function] = {}
 
-    def jvp_entry(self, code: object, sig: tuple[VType, ...], lifted: bool) -> ir.Function:
-        """What `chad.jvp` of `code` at parameter types `sig` calls (made once per code and types)."""
+    def jvp_entry(self, code: object, sig: tuple[VType, ...], lifted: bool, packed: bool) -> ir.Function:
+        """What `chad.jvp` of `code` at parameter types `sig` calls (made once per code and types; `lifted`: code
+        taking its captured values first; `packed`: code taking its arguments as one `*args` tuple)."""
         key = (code, sig)
         if key not in self.jvp_entries:
             if self.make_jvp_entry is None:
                 raise ChadError("chad.jvp inside differentiated code is not supported here")
-            self.jvp_entries[key] = self.make_jvp_entry(code, sig, lifted, self.watch)
+            self.jvp_entries[key] = self.make_jvp_entry(code, sig, lifted, packed, self.watch)
         return self.jvp_entries[key]
 
     def function(self, code: object, arity: int) -> ir.Function:
@@ -434,13 +435,14 @@ class _Infer:
             raise ChadTypeError("chad.jvp takes tuples of primals and tangents of the same length")
         lifted = isinstance(fn.code, ir.Function) and fn.code.captured is not None
         params = tuple(activated(t) for t in primals.items)
-        if _packed(fn.code):  # `def f(*args)`: its parameter is the tuple of them
+        packed = _packed(fn.code)
+        if packed:  # `def f(*args)`: its parameter is the tuple of them
             params = (Tup(params),)
         sig = (inactive(fn.env_type), *params) if lifted else params
         code = self.program.function(fn.code, len(sig))
         if len(code.params) != len(sig):
             raise ChadTypeError(f"chad.jvp of `{code.name}` inside differentiated code: give every argument")
-        entry = self.program.jvp_entry(fn.code, sig, lifted)
+        entry = self.program.jvp_entry(fn.code, sig, lifted, packed)
         return self.resolved(e, ir.Call(entry, [e.fn, e.primals, e.tangents]))
 
     def resolved(self, e: ir.Expr, call: ir.Call) -> VType:

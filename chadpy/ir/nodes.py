@@ -383,6 +383,11 @@ def loop_results(e: Loop) -> list[Atom]:
     return [*e.next, *([e.stop] if e.stop is not None else [])]
 
 
+def name_hint(a: Atom) -> str:
+    """A readable stem for a name made after an atom (a cotangent's `d` + it): the variable's name, or "const"."""
+    return a.name if isinstance(a, Var) else "const"
+
+
 def format_atom(a: Atom) -> str:
     match a:
         case Var(name):

@@ -30,7 +30,7 @@ nothing about.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -267,24 +267,32 @@ def is_active(t: VType) -> bool:
     return isinstance(t, Lst) and is_active(t.item)
 
 
+def with_parts(t: VType, part: Callable[[VType], VType], item: Callable[[VType], VType] | None = None) -> VType | None:
+    """A tuple, record, list or dict type with `part` applied to each component's type (a tuple's items, a
+    record's or dict's fields) and `item` (`part` if not given) to a list's or dict's item type; None for another
+    type."""
+    item = item or part
+    if isinstance(t, Tup):
+        return Tup(tuple(map(part, t.items)), t.cls)
+    if isinstance(t, Rec):
+        return Rec(t.cls, tuple((k, part(f)) for k, f in t.fields))
+    if isinstance(t, Lst):
+        return Lst(item(t.item))
+    if isinstance(t, Dct):
+        fields = tuple((k, part(f)) for k, f in t.fields) if t.fields is not None else None
+        return Dct(item(t.item) if t.item is not None else None, fields, t.key)
+    return None
+
+
 def inactive(t: VType) -> VType:
     """The same kind of value, with no derivative flowing through it."""
     if isinstance(t, Float):
         return FLOAT
     if isinstance(t, Arr):
         return Arr(t.rank, t.dtype)
-    if isinstance(t, Tup):
-        return Tup(tuple(map(inactive, t.items)), t.cls)
-    if isinstance(t, Rec):
-        return Rec(t.cls, tuple((k, inactive(f)) for k, f in t.fields))
-    if isinstance(t, Lst):
-        return Lst(inactive(t.item))
-    if isinstance(t, Dct):
-        fields = tuple((k, inactive(f)) for k, f in t.fields) if t.fields is not None else None
-        return Dct(inactive(t.item) if t.item is not None else None, fields, t.key)
     if isinstance(t, Fn):
         return Fn(t.code, tuple(map(inactive, t.env)))
-    return t
+    return with_parts(t, inactive) or t
 
 
 def activated(t: VType) -> VType:
@@ -293,16 +301,7 @@ def activated(t: VType) -> VType:
         return REAL
     if isinstance(t, Arr):
         return arr(t.rank, t.dtype, True)
-    if isinstance(t, Lst):
-        return Lst(activated(t.item))
-    if isinstance(t, Tup):
-        return Tup(tuple(map(activated, t.items)), t.cls)
-    if isinstance(t, Dct):
-        fields = tuple((k, activated(f)) for k, f in t.fields) if t.fields is not None else None
-        return Dct(activated(t.item) if t.item is not None else None, fields, t.key)
-    if isinstance(t, Rec):
-        return Rec(t.cls, tuple((k, activated(f)) for k, f in t.fields))
-    return t
+    return with_parts(t, activated) or t
 
 
 def tangent_of(t: VType) -> VType:
@@ -317,18 +316,9 @@ def tangent_of(t: VType) -> VType:
         return FLOAT
     if isinstance(t, Arr):
         return Arr(t.rank, "f")
-    if isinstance(t, Tup):
-        return Tup(tuple(map(component_tangent, t.items)), t.cls)
-    if isinstance(t, Rec):
-        return Rec(t.cls, tuple((k, component_tangent(f)) for k, f in t.fields))
-    if isinstance(t, Lst):
-        return Lst(tangent_of(t.item))
-    if isinstance(t, Dct):
-        fields = tuple((k, component_tangent(f)) for k, f in t.fields) if t.fields is not None else None
-        return Dct(tangent_of(t.item) if t.item is not None else None, fields, t.key)
     if isinstance(t, Fn):
         return Tup(tuple(map(component_tangent, t.env)))
-    return NONE
+    return with_parts(t, component_tangent, tangent_of) or NONE
 
 
 def component_tangent(t: VType) -> VType:

@@ -38,15 +38,14 @@ from ..ir.types import (
     OBJECT,
     STR,
     Arr,
-    Dct,
     Float,
     Lst,
-    Rec,
     Tup,
     VType,
     activated,
     is_active,
     tangent_of,
+    with_parts,
 )
 from ..runtime import tangents as runtime
 from ..runtime.array_cotangents import unbroadcast
@@ -233,16 +232,9 @@ def _zeros_kind(t: VType) -> VType:
         return Float(False)
     if isinstance(t, Arr):
         return Arr(t.rank, "f")
-    if isinstance(t, Tup):
-        return Tup(tuple(map(_zeros_kind, t.items)), t.cls)
-    if isinstance(t, Lst):
-        return Lst(t.item if t.item is BOTTOM else _zeros_kind(t.item))
-    if isinstance(t, Dct):
-        fields = tuple((k, _zeros_kind(f)) for k, f in t.fields) if t.fields is not None else None
-        return Dct(_zeros_kind(t.item) if t.item is not None else None, fields, t.key)
-    if isinstance(t, Rec):
-        return Rec(t.cls, tuple((k, _zeros_kind(f)) for k, f in t.fields))
-    return NONE
+    if isinstance(t, Lst) and t.item is BOTTOM:  # an empty list's: an empty list
+        return t
+    return with_parts(t, _zeros_kind) or NONE
 
 
 # the zero tangent of a value: 0.0 for a float, a float array of zeros for an array, the same structure
@@ -322,7 +314,6 @@ def linear(*positions: int, zeros_like_result: tuple[int, ...] = ()) -> Callable
                 args[k] = apply(ZEROS, y) if k in zeros_like_result else zero_of(xs[k])
         return Term(op, args)
 
-    jvp.linear_in = positions
     return jvp
 
 
@@ -411,12 +402,13 @@ class TangentRule:
     rule: Callable
 
     def __call__(self, ts: list, y: Term, *xs: Term) -> Term | None:
-        if getattr(self.rule, "linear_in", None) is not None or _takes_op(self.rule):
+        if _takes_op(self.rule):  # `linear`, `multilinear`: the operation itself, on the tangents
             return self.rule(ts, y, *xs, op=self.op)
         return self.rule(ts, y, *xs)
 
 
 def _takes_op(rule: Callable) -> bool:
+    """Whether a rule takes the primitive it belongs to (as the keyword-only parameter `op`)."""
     code = getattr(rule, "__code__", None)
     return code is not None and "op" in code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]
 
