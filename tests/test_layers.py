@@ -6,6 +6,7 @@ The stages are folders, lowest first; inside a folder, its modules lowest first.
 """
 
 import ast
+import functools
 import pathlib
 
 import chadpy
@@ -129,6 +130,7 @@ def _imports_of(text: str, module: str, package: bool) -> set[str]:
     return out
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
     return {_module(p): _imports(p) for p in PACKAGE.rglob("*.py")}
 

@@ -34,6 +34,8 @@ from tests.support.cost_families import (
     measure,
 )
 
+pytestmark = pytest.mark.slow  # sweeps of the higher-order families: CI runs them, `-m "not slow"` not
+
 NS = [8, 16, 32, 64]
 NAMES = [f.name for f in HIGHER_ORDER]
 FORMS = pytest.mark.parametrize("simplify", [True, False], ids=["simplified", "fig7"])

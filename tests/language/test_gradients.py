@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import chadpy as chad
@@ -181,7 +181,7 @@ def test_gradient_matches_finite_differences(case, data):
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
-@no_explain
+@settings(no_explain, max_examples=5)  # a plain call of the function; the gradient tests above draw 30
 @given(data=st.data())
 def test_decorated_call_is_the_original_function(case, data):
     args = data.draw(case.args, label="args")

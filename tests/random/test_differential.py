@@ -2,8 +2,8 @@
 
 - `test_random_programs` (slow): a seeded batch, 300 programs by default
   (`CHAD_RANDOM_PROGRAMS=N` runs N), every 10th checked with every stage;
-- `test_random_programs_quick`: 40 other seeds, for the fast development subset;
-- `test_pullbacks_are_linear_in_the_cotangent`: 30 more, each pullback run at two cotangents.
+- `test_random_programs_quick`: 12 other seeds, for the fast development subset (no stage-by-stage checks);
+- `test_pullbacks_are_linear_in_the_cotangent`: 15 more, each pullback run at two cotangents.
 
 Both fail listing the seeds of every `wrong`, `crash` and `invalid` program, grouped by
 symptom, with one shrunk reproducer (a ready-to-paste regression test) for each `wrong` and
@@ -64,7 +64,7 @@ def test_random_programs():
 
 
 def test_random_programs_quick():
-    results = D.run_batch(list(range(1_000_000, 1_000_040)), stages_every=10)
+    results = D.run_batch(list(range(1_000_000, 1_000_012)))
     report = _failure_report(results, shrink_per_class=1, max_checks=120)
     if report:
         pytest.fail(report, pytrace=False)
@@ -74,7 +74,7 @@ def test_pullbacks_are_linear_in_the_cotangent():
     """pullback(c) = c * pullback(1.0), leaf by leaf, for the generator's programs (every argument
     differentiated), and the forward pass gives f's value."""
     checked = 0
-    for seed in range(2_000_000, 2_000_030):
+    for seed in range(2_000_000, 2_000_015):
         program = progen.generate(seed)
         f = D.load(program.source)
         args = progen.bind_args(program.args, f.__globals__)
@@ -88,7 +88,7 @@ def test_pullbacks_are_linear_in_the_cotangent():
         for path, g in ones.items():
             assert scaled[path] == pytest.approx(-1.7 * g, rel=1e-12, abs=1e-12), f"seed {seed}, at {path}"
         checked += 1
-    assert checked >= 28, f"only {checked} of 30 programs differentiated"
+    assert checked >= 14, f"only {checked} of 15 programs differentiated"
 
 
 # ====================================================================== the tester itself
