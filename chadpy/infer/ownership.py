@@ -192,9 +192,6 @@ class _Owners:
         self.refs = References()  # which variables refer to the same objects
         self.aliasing = Aliasing(spec.types)  # what each expression does with the references it reads
         self.defined: set[str] = set()  # the variables bound so far on the way to the current let
-        # variables whose values a derivative rule may read when the backward pass runs (an argument of an
-        # operation or a call): `pop` and `insert` must not move the elements of those lists beforehand
-        self.read_back: set[str] = set()
         self.given: set[str] = set()  # parameters the function owns (copied on entry if it updates them)
         self.updated_given: set[str] = set()  # those it updates in place
         self.read_from: dict[str, set[str]] = {}  # a variable -> the containers whose elements it may be or hold
@@ -202,7 +199,9 @@ class _Owners:
         # hold it (a helper's argument: index lists updated down a recursion); call -> such arguments
         self.updated_data: set[str] = set()
         self.updated_by_calls: dict[int, tuple[ir.Let, list[str]]] = {}
-        self.rule_reads: set[str] = set()  # the variables a derivative rule (here or in a callee) reads later
+        # the variables a derivative rule (here or in a callee) reads later: `pop` and `insert` must not move the
+        # elements of those lists beforehand, nor a callee update them
+        self.rule_reads: set[str] = set()
         self.place: tuple[ir.Block, int, UsedAfter] | None = None  # the block walked, the let's index, `outside`
 
     @functools.cached_property
@@ -363,13 +362,6 @@ class _Owners:
                 self.update(let, e, owned, after)
             if isinstance(e, ir.Prim) and (e.op.statement is not None or e.op is PUT_BACK) and self.strict:
                 self.stored_outside(let, e)
-            if (
-                isinstance(e, (ir.Call, ir.Apply))
-                or isinstance(e, ir.Prim)
-                and not e.op.discrete
-                and e.op not in UPDATES
-            ):
-                self.read_back.update(a.name for a in e.args if isinstance(a, ir.Var))
             if isinstance(target, str) and self.fresh(e, target):
                 owned.add(target)
                 if self.each_fresh(e, owned, after):
@@ -472,7 +464,7 @@ class _Owners:
             return  # `x += 1` on a number or a tuple: a new value in Python too
         self.refs.alias(let.target, xs.name)  # the same object, updated
         moves = e.op in MOVES_ELEMENTS and isinstance(self.types.get(xs.name), Lst)
-        if moves and self.strict and self.refs.referring(xs.name) & self.read_back:
+        if moves and self.strict and self.refs.referring(xs.name) & self.rule_reads:
             raise UnsupportedSyntax(
                 f"`{e.op.name}` moves the elements of a list that an earlier operation or call was given, and "
                 "its derivative reads that list when the backward pass runs: copy it first (`xs = list(xs)`)",

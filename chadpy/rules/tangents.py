@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import UnknownFunction
+from ..errors import ChadTypeError, UnknownFunction
 from ..ir import nodes as ir
 from ..ir.types import (
     BOOL,
@@ -38,17 +38,20 @@ from ..ir.types import (
     OBJECT,
     STR,
     Arr,
+    Dct,
+    Discrete,
     Float,
     Lst,
     Tup,
     VType,
     activated,
+    describe,
     is_active,
     tangent_of,
     with_parts,
 )
 from ..runtime import tangents as runtime
-from ..runtime.array_cotangents import unbroadcast
+from ..runtime.array_cotangents import parts_ct, unbroadcast
 from ..runtime.numpy import safe_divisor
 from ..runtime.pointwise import strong_zero
 from ..target.expressions import DictX, call
@@ -443,10 +446,24 @@ def _unit_tangents_kind(types: list[VType], consts: list[object]) -> VType:
     return Tup(tuple(tangent_of(activated(t)) for t in args.items)) if isinstance(args, Tup) else BOTTOM
 
 
+def _gradient_type(x: VType, active: bool) -> VType:
+    """The type of a gradient with respect to a value of type x: a float's is a float, a float array's a float
+    array, a container's the same container of its parts' gradients; None for a discrete value."""
+    if isinstance(x, Float) or isinstance(x, Arr) and x.dtype == "f":
+        return Float(active) if isinstance(x, Float) else Arr(x.rank, "f", active)
+    if isinstance(x, (Tup, Lst, Dct)):
+        return with_parts(x, lambda part: _gradient_type(part, active))
+    if isinstance(x, (Discrete, Arr)):
+        return NONE
+    raise ChadTypeError(
+        "a gradient inside differentiated code is taken with respect to floats, float arrays and tuples, lists and "
+        f"dicts of them, not {describe(x)}"
+    )
+
+
 def _from_parts_kind(types: list[VType], consts: list[object]) -> VType:
     x, parts = types
-    active = is_active(parts)
-    return Arr(x.rank, "f", active) if isinstance(x, Arr) else Float(active)
+    return _gradient_type(x, is_active(parts))
 
 
 # A gradient inside differentiated code, in forward mode (`api/forward.py`'s `gradient`): a tangent per element
@@ -454,7 +471,7 @@ TANGENT_SIZE = function(runtime.tangent_size, None, kind=lambda types, consts: I
 UNIT_TANGENTS = function(runtime.unit_tangents, None, (3, 3), kind=_unit_tangents_kind)
 FROM_PARTS = function(
     runtime.from_parts,
-    lambda d, y, x, parts: [ZERO, call(runtime.parts_ct, d, x)],
+    lambda d, y, x, parts: [ZERO, call(parts_ct, d, x)],
     (2, 2),
     kind=_from_parts_kind,
     containers=True,

@@ -38,6 +38,7 @@ import numpy as np
 from .arrays import IntTuple, broadcast, float_dtype, python_scalar
 from .cotangents import Zero, scaled
 from .facts import adds_into, collects, reads_shape_only
+from .tangents import parts_of, tangent_size
 
 _FLOAT64 = np.dtype(np.float64)
 _REALS = frozenset({float, np.float64})  # the scalars a float64 vector's columns hold
@@ -487,3 +488,22 @@ def unbroadcast(d: Any, x: Any) -> Any:
     if ones:
         d = d.sum(axis=ones, keepdims=True)
     return np.asarray(d)
+
+
+def parts_ct(d: Any, x: Any) -> dict:
+    """The cotangent of `from_parts(x, parts)`'s parts (a gradient taken inside differentiated code,
+    `tangents.py`) from the cotangent d of its result, a structure like x: each element of d at its position, in
+    `tangent_size`'s order."""
+    flat: list[float] = []
+
+    def walk(d: Any, x: Any) -> None:
+        parts = parts_of(x)
+        if parts is not None:
+            keys = list(x) if type(x) is dict else range(len(parts))
+            for key, part in zip(keys, parts):
+                walk(Zero if d is Zero or d is None else d.get(key, Zero), part)
+        elif tangent_size(x):
+            flat.extend(np.asarray(dense(d, x), dtype=float).reshape(-1).tolist())
+
+    walk(d, x)
+    return dict(enumerate(flat))

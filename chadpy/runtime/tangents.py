@@ -64,41 +64,91 @@ def stop_gradient(x: Any) -> Any:
     return x
 
 
+def _is_discrete(x: Any) -> bool:
+    """Whether no derivative flows through x (an int, a bool, a str, None, an int array)."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind not in "fc"
+    return x is None or isinstance(x, (bool, int, str, np.integer, np.bool_))
+
+
+def parts_of(x: Any) -> list | None:
+    """The parts of a tuple (a namedtuple's too), a list or a dict, in order; None for anything else."""
+    if isinstance(x, (tuple, list)):
+        return list(x)
+    return list(x.values()) if type(x) is dict else None
+
+
+def _rebuilt(x: Any, parts: list) -> Any:
+    """A container like x with these parts."""
+    if type(x) is dict:
+        return dict(zip(x, parts))
+    if isinstance(x, tuple) and type(x) is not tuple:  # a namedtuple
+        return type(x)(*parts)
+    return type(x)(parts)
+
+
 def tangent_size(x: Any) -> int:
-    """How many unit tangents a float or an array has (a gradient taken in forward mode takes one each)."""
-    if isinstance(x, (float, np.floating)):
+    """How many unit tangents x has (a gradient taken in forward mode takes one each): one per float, per element
+    of a float array, the sum over a tuple's, list's or dict's parts, none for a discrete value."""
+    if type(x) is float or isinstance(x, np.floating):
         return 1
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.size
+    items = parts_of(x)
+    if items is not None:
+        return sum(map(tangent_size, items))
+    if _is_discrete(x):
+        return 0
     raise ChadTypeError(
-        "a gradient inside differentiated code (or of a derivative chadpy made) is taken with respect to floats and "
-        f"float arrays, not {type(x).__name__}"
+        "a gradient inside differentiated code (or of a derivative chadpy made) is taken with respect to floats, "
+        f"float arrays and tuples, lists and dicts of them, not {type(x).__name__}"
     )
+
+
+def _with_unit(x: Any, dx: Any, i: int) -> tuple[Any, int]:
+    """The tangent dx of x with its i-th element (in `tangent_size`'s order) set to 1, and what is left of i
+    past x's elements (i - tangent_size(x) if the element is not in x)."""
+    size = tangent_size(x)
+    if i >= size or size == 0:
+        return dx, i - size
+    if isinstance(x, np.ndarray):
+        dx.reshape(-1)[i] = 1.0  # dx is a fresh array of zeros
+        return dx, -1
+    items = parts_of(x)
+    if items is None:
+        return 1.0, -1
+    parts = []
+    for item, d in zip(items, parts_of(dx)):
+        if i >= 0:
+            d, i = _with_unit(item, d, i)
+        parts.append(d)
+    return _rebuilt(dx, parts), -1
 
 
 def unit_tangents(args: tuple, k: int, i: int) -> tuple:
     """Zero tangents of the arguments, but for element i of argument k, which is 1 (a unit tangent)."""
     out = tuple(map(zeros_like_tangent, args))
-    x = args[k]
-    if isinstance(x, np.ndarray):
-        out[k].reshape(-1)[i] = 1.0
-        return out
-    return (*out[:k], 1.0, *out[k + 1 :])
+    return (*out[:k], _with_unit(args[k], out[k], i)[0], *out[k + 1 :])
 
 
 def from_parts(x: Any, parts: list) -> Any:
-    """A gradient with respect to x from its parts, one per element of x (in NumPy's order)."""
-    if isinstance(x, np.ndarray):
-        return np.array(parts, dtype=float).reshape(x.shape)
-    return parts[0]
+    """A gradient with respect to x from its parts, one per element of x (in `tangent_size`'s order): the
+    structure of x, None where x is discrete."""
+    position = 0
 
+    def rebuilt(x: Any) -> Any:
+        nonlocal position
+        size = tangent_size(x)
+        position += size
+        if isinstance(x, np.ndarray):
+            return None if size == 0 and x.size else np.array(parts[position - size : position], float).reshape(x.shape)
+        items = parts_of(x)
+        if items is not None:
+            position -= size
+            return _rebuilt(x, [rebuilt(item) for item in items])
+        return parts[position - 1] if size else None
 
-def parts_ct(d: Any, x: Any) -> dict:
-    """The cotangent of `from_parts(x, parts)`'s parts: each element of d at its position."""
-    if isinstance(x, np.ndarray):
-        flat = np.asarray(d, dtype=float).reshape(-1)
-        return {k: float(v) for k, v in enumerate(flat)}
-    return {0: d}
+    return rebuilt(x)
 
 
 def from_columns(out: Any, x: Any, columns: list) -> Any:

@@ -140,3 +140,32 @@ def powers_of_zero(x):
     0 * 0 ** -1 = nan (random program seed 7016)."""
     s = math.sin(0.0 * x)
     return np.sum(np.tanh(s ** np.arange(2))) + x * x
+
+
+def product_of_pair(p, w):
+    return p[0] * p[1] * w
+
+
+def gradient_in_a_pair(w):
+    """The gradient with respect to a tuple, taken inside: (2w, w), summed: d/dw = 3 (once typed a float)."""
+    d0, d1 = chad.grad(product_of_pair)((1.0, 2.0), w)
+    return d0 + d1
+
+
+def gradient_in_an_array(w):
+    """The same with an array, indexed: d/dw = 3 (reverse over it once passed a sparse cotangent to float())."""
+    d = chad.grad(product_of_pair)(np.array([1.0, 2.0]), w)
+    return d[0] + d[1]
+
+
+def weighted(params, w):
+    return params["a"][0] * w * w + np.sum(params["b"][1] * params["b"][1]) * w
+
+
+def gradient_in_containers(w):
+    """Gradients with respect to a list, a dict of a tuple with an int and an array, and a namedtuple: each
+    container's gradient has its structure, None for the int: (6 + 3w) + 4 + (4w + 4) = 14 + 7w."""
+    g_list = chad.grad(lambda xs: xs[0] * xs[1] * xs[2])([w, 2.0, 3.0])
+    g_dict = chad.grad(weighted)({"a": (w, 7), "b": (1, np.array([w, 1.0]))}, 2.0)
+    assert g_dict["a"][1] is None and g_dict["b"][0] is None
+    return g_list[0] + g_list[1] + g_dict["a"][0] + np.sum(g_dict["b"][1])

@@ -212,6 +212,17 @@ def test_third_derivatives_of_a_function_of_two_variables():
     _close(third, expected)
 
 
+@pytest.mark.parametrize(
+    "fn", [P.gradient_in_a_pair, P.gradient_in_an_array, P.gradient_in_containers], ids=["tuple", "array", "containers"]
+)
+def test_a_gradient_taken_inside_has_its_arguments_structure(fn):
+    """GradBench's particle eval takes a force as the gradient with respect to a position pair, inside the
+    function its outer derivative differentiates."""
+    slope = 7.0 if fn is P.gradient_in_containers else 3.0
+    assert chad.grad(fn)(1.3) == pytest.approx(slope, rel=1e-12)
+    assert chad.jvp(fn, (1.3,), (1.0,))[1] == pytest.approx(slope, rel=1e-12)
+
+
 # ====================================================================== perturbation confusion
 
 

@@ -320,6 +320,43 @@ def test_with_enters_and_leaves_the_context_around_its_body():
     assert np.geterr() == before  # left again
 
 
+def det_by_minors(a, rows, cols):
+    """cmpad's det_by_minor (GradBench's det): the index lists updated in place down the recursion, put back on
+    the way up. No derivative reads them when the backward pass runs (only the ints taken out of them)."""
+    if len(rows) == 1:
+        return a[rows[0], cols[0]]
+    total, sign = 0.0, 1.0
+    r = rows.pop(0)
+    for j in range(len(cols)):
+        c = cols.pop(j)
+        total = total + sign * a[r, c] * det_by_minors(a, rows, cols)
+        cols.insert(j, c)
+        sign = -sign
+    rows.insert(0, r)
+    return total
+
+
+def det_of(a):
+    return det_by_minors(a, list(range(len(a))), list(range(len(a))))
+
+
+def test_index_lists_moved_in_place_down_a_recursion_are_data():
+    a = np.array([[2.0, 1.0, 0.5, 0.1], [0.3, 4.0, 1.0, 0.2], [1.0, 0.2, 3.0, 0.7], [0.4, 0.9, 0.8, 2.5]])
+    assert det_of(a) == pytest.approx(np.linalg.det(a), rel=1e-12)
+    np.testing.assert_allclose(chad.grad(det_of)(a), np.linalg.det(a) * np.linalg.inv(a).T, rtol=1e-10)
+
+
+def sum_at(a, idx):
+    return np.sum(a[idx])  # its rule keeps idx for the backward pass
+
+
+def r_insert_after_a_call_that_reads_back(a):
+    idx = [0, 1]
+    s = sum_at(a, idx)
+    idx.insert(0, 2)
+    return s * a[idx[0]]
+
+
 # ====================================================================== rejected forms
 
 
@@ -360,6 +397,13 @@ def r_star_args_too_long(x, y):
     ("f", "args", "error", "match", "line"),
     [
         (r_pop_after_max, (X, Y), chad.UnsupportedSyntax, "copy it first", "xs.pop()"),
+        (
+            r_insert_after_a_call_that_reads_back,
+            (np.array([1.0, 2.0, 3.0]),),
+            chad.UnsupportedSyntax,
+            "copy it first",
+            "idx.insert(0, 2)",
+        ),
         (r_star_into_primitive, (X, Y), chad.UnsupportedSyntax, "star-arguments", "return math.hypot(*p)"),
         (r_with_return, (X,), chad.UnsupportedSyntax, "__exit__", 'with np.errstate(divide="ignore"):'),
         (r_dict_slice, (X,), chad.ChadTypeError, "cannot be sliced", "return d[s]"),
