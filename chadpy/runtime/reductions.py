@@ -99,10 +99,12 @@ def extremum_weights(y: Any, x: Any, axis: Axis = None, keepdims: bool = False) 
     xa = np.asarray(x)
     ye = _expand(y, xa.ndim, axis, keepdims)
     hit = xa == ye
-    if xa.dtype.kind in "fc":
+    if xa.dtype.kind in "fc" and np.isnan(ye).any():  # (a check of y alone: three passes over x fewer without nan)
         hit = hit | (np.isnan(xa) & np.isnan(ye))  # max/min propagate nan: the nan positions are the winners
     count = hit.sum(axis=_axes(axis, xa.ndim), keepdims=True)
-    return (hit / count).astype(float_dtype(xa.dtype), copy=False)
+    if count.size and count.max() == 1:  # no ties (the usual case): the winners' mask itself, without a division
+        return hit.astype(float_dtype(xa.dtype))
+    return np.divide(hit, count, dtype=float_dtype(xa.dtype))
 
 
 def _count(x: np.ndarray, axes: IntTuple) -> int:

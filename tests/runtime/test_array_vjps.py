@@ -260,6 +260,11 @@ def test_extremum_with_nan_goes_to_the_nan():
     np.testing.assert_array_equal(ndarray_of(extremum_ct(1.0, np.max(x), x)), [0.0, 1.0, 0.0])
     m = np.array([[1.0, np.nan], [np.nan, 3.0]])
     np.testing.assert_array_equal(ndarray_of(extremum_ct(1.0, np.min(m), m)), [[0.0, 0.5], [0.5, 0.0]])
+    # along an axis: a row whose extremum is nan sends its cotangent to the nan; the other rows to their winner
+    m = np.array([[1.0, np.nan, 0.5], [2.0, 3.0, 0.5]], dtype=np.float32)
+    ct = extremum_ct(np.array([1.0, 2.0], np.float32), np.min(m, axis=1), m, axis=1)
+    np.testing.assert_array_equal(ct, [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0]])
+    assert ct.dtype == np.float32
 
 
 def test_norm_at_zero_is_zero():
