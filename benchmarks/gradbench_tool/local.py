@@ -48,6 +48,9 @@ SMALL = {
     "kmeans": ["-k", "10", "100", "-n", "1000", "-d", "8"],
 }
 SMALL_RUNS = ["--min-runs", "1", "--min-seconds", "0.1"]
+# GradBench's default sizes, but for two: det stops at ell = 10 (its gradient at ell = 11, 40 million recursive
+# calls, would keep about 48 GB for the backward pass), ht at hand11 (hand12's data is stored with Git LFS)
+DEFAULT = {"det": ["-l", "5", "6", "7", "8", "9", "10"], "ht": ["--max", "11"]}
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
 PEERS = ("jax", "pytorch", "enzyme", "tapenade", "futhark", "mooncake-jl")  # the nightly's columns
 
@@ -59,6 +62,8 @@ def eval_command(python: str, name: str, sizes: str) -> list[str]:
     command = [python, f"python/gradbench/gradbench/evals/{name}/run.py"]
     if sizes == "small" and name != "hello":
         command += SMALL.get(name, []) + SMALL_RUNS
+    elif sizes == "default":
+        command += DEFAULT.get(name, [])
     return command
 
 

@@ -45,6 +45,7 @@ pytestmark = pytest.mark.slow  # sweeps of every family at every stage to n = 10
 NS = [8, 16, 32, 64, 128, 256, 512, 1024]
 NAIVE_NS = [8, 16, 32, 64, 128, 256]  # quadratic: larger sizes only cost time
 
+
 @functools.cache
 def points(family: str, stage: str, simplify: bool = True) -> dict[int, Point]:
     ns = NAIVE_NS if stage == "naive" else NS
