@@ -19,14 +19,14 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import ChadTypeError
+from ..errors import ChadError, ChadTypeError
 from ..ir import nodes as ir
 from ..ir.types import BOOL, INT, Tup, VType, arr, scalar
 from ..runtime import linalg as runtime
 from ..target.expressions import Expr, call
 from .kinds import UNKNOWN, KindRule, as_array, broadcast
-from .registry import PRIMITIVES, REALS, ZERO, Primitive, Vjp, function, numpy_function
-from .tangents import ZEROS, Term, apply, linear, multilinear, total, tuple_of
+from .registry import PRIMITIVES, REALS, ZERO, Primitive, Vjp, function, numpy_function, written_in_python
+from .tangents import ZEROS, Term, apply, linear, multilinear, python, total, tuple_of
 
 _np = numpy_function
 _TALL = REALS.of(4, 3)
@@ -327,15 +327,28 @@ def _svd_jvp(ts: list, y: Term, a: Term, full_matrices: Term, compute_uv: Term) 
     return tuple_of(_completed(du, part_u, u, first_u), ds, _T(_completed(dv, part_v, v, first_v)))
 
 
+# QR's tangent, written in Python chadpy reads (differentiable again), so that a wide matrix gets reverse mode's
+# ChadError, not NumPy's error from solving with a non-square R
+_IN_PYTHON = written_in_python(
+    """
+def qr_tangent(q, r, da):
+    if r.shape[-1] > q.shape[-2]:
+        raise ChadError("the derivative of `np.linalg.qr` is supported for matrices with at least as many rows")
+    x = np.swapaxes(np.linalg.solve(np.swapaxes(r, -1, -2), np.swapaxes(da, -1, -2)), -1, -2)
+    c = np.swapaxes(q, -1, -2) @ x
+    low = np.tril(c, -1)
+    upper = c - low + np.swapaxes(low, -1, -2)
+    return (x - q @ upper, upper @ r)
+""",
+    "the tangent of np.linalg.qr",
+    {"np": np, "ChadError": ChadError},
+)
+
+
 def _qr_jvp(ts: list, y: Term, a: Term) -> Term:
     """With X = dA R^-1 and C = Q.T X = Q.T dQ + dR R^-1 (antisymmetric plus upper triangular): Q.T dQ = L - L.T for
     L the strictly lower triangle of C, dR = (C - L + L.T) R, dQ = X - Q (C - L + L.T)."""
-    q, r = y[0], y[1]
-    x = _T(apply(np.linalg.solve, _T(r), _T(ts[0])))
-    c = _T(q) @ x
-    low = apply(np.tril, c, -1)
-    upper = c - low + _T(low)
-    return tuple_of(x - q @ upper, upper @ r)
+    return python(_IN_PYTHON["qr_tangent"], y[0], y[1], ts[0])
 
 
 def _pinv_jvp(ts: list, p: Term, a: Term) -> Term:

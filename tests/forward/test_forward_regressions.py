@@ -295,3 +295,21 @@ def test_hvp_is_the_derivative_of_the_gradient_along_the_tangents(f, args, argnu
     for k, (p, m, hv) in enumerate(zip(plus, minus, products)):
         expected = _combined(p, m, lambda a, b: (a - b) / (2 * h))
         fd.assert_close(hv, expected, rtol=1e-5, atol=1e-6, where=f"hvp, argument {argnums[k]}")
+
+
+def qr_of_a_wide_matrix(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(q) + np.sum(r * r)
+
+
+def test_qr_of_a_wide_matrix_is_refused_in_forward_mode_as_in_reverse_mode():
+    """Its tangent solved with the non-square R, and NumPy's LinAlgError left chadpy; now the ChadError reverse mode
+    gives, at the user's line."""
+    a = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    for derivative in (
+        lambda: chad.jvp(qr_of_a_wide_matrix, (a,), (np.ones_like(a),)),
+        lambda: chad.grad(qr_of_a_wide_matrix)(a),
+    ):
+        with pytest.raises(chad.ChadError, match="at least as many rows") as info:
+            derivative()
+        assert "q, r = np.linalg.qr(a)" in str(info.value)
