@@ -271,7 +271,8 @@ def _pow_exponent_tangent(m: Spelling, t: Term, y: Term, a: Term) -> Term:
 
 TERMS_MATH = TermSpelling(
     math,
-    times_sign=lambda d, x: d * apply(np.sign, x),
+    # float(x): a number that joined a bool (`(a > b) or t`) may be True here, which np.sign takes no loop for
+    times_sign=lambda d, x: d * apply(np.sign, apply(float, x)),
     safe_divisor=lambda x: apply(SAFE_DIVISOR, x),
     strong_zero=lambda d, ct: apply(STRONG_ZERO, d, ct),
     quotient=lambda a, b: a / b,

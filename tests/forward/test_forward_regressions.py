@@ -211,6 +211,14 @@ def alias_updated_after_a_try(v, n):
     return np.sum(arr**2) + np.sum(alias) * v[1]
 
 
+def absolute_value_of_a_bool_or_a_number(t, s):
+    """`(a > b) or t` is True or t; abs of True took np.sign(True) in the tangent code, which NumPy has no loop
+    for (seeds 21198, 21417)."""
+    s1 = (t > s) or t
+    s2 = (t < s) or t
+    return math.atan(abs(s1) * t) + abs(s2) * s
+
+
 M = np.array([[0.4, -0.6], [0.97, 0.24], [0.28, 0.88]])
 V = np.array([-0.17, -0.34])
 
@@ -230,6 +238,7 @@ CASES = [
     (rows_of_a_list_updated, (3, [0.1, 0.8, 0.9]), (1,), ([1.0, -0.5, 0.5],)),
     (array_updated_after_a_try, ({"a": 1.28, "w": 0.8, "c": 0.5},), (0,), ({"a": 1.0, "w": 0.5, "c": 0.2},)),
     (alias_updated_after_a_try, (np.array([0.26, 0.89, 0.96]), 3), (0,), (np.array([1.0, -0.5, 0.3]),)),
+    (absolute_value_of_a_bool_or_a_number, (0.9, -0.4), (0, 1), (1.0, 0.5)),
 ]
 
 # reverse over forward multiplies the tangent's undefined log(x) (nan) by a zero cotangent: nan, not the product
