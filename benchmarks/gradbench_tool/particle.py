@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+from descent import argmin
 from protocol import Function
 
 import chadpy as chad
@@ -55,30 +56,6 @@ def miss(w, force):
         v0, v1 = v0 + DT * a0, v1 + DT * a1
     t_f = -x1 / v1  # the time left until the line through the last position crosses the x axis
     return (x0 + t_f * v0) ** 2
-
-
-def argmin(value_and_derivative, w):
-    """GradBench's gradient descent on one number, from w, given w -> (f(w), f'(w)): the step eta starts at
-    1e-5, doubles after 10 successful steps in a row and halves after a step that does not decrease f; it stops
-    when the derivative or the step is at most 1e-5. (Both modes give f(w) with f'(w), so a candidate's value
-    comes with its derivative, which the reference computes only once the candidate is taken: same numbers.)"""
-    fw, dw = value_and_derivative(w)
-    eta, successes = 1e-5, 0
-    while True:
-        if abs(dw) <= 1e-5:
-            return w
-        if successes == 10:
-            eta, successes = 2.0 * eta, 0
-            continue
-        w_next = w - eta * dw
-        if abs(w - w_next) <= 1e-5:
-            return w
-        fw_next, dw_next = value_and_derivative(w_next)
-        if fw_next < fw:
-            w, fw, dw = w_next, fw_next, dw_next
-            successes += 1
-        else:
-            eta, successes = eta / 2.0, 0
 
 
 def miss_forward(w):

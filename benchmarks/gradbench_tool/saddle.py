@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from descent import argmax, argmin
 from protocol import Function
 
 import chadpy as chad
@@ -33,40 +34,6 @@ def value_and_gradient_forward(f, x):
 def value_and_gradient_reverse(f, x):
     """(f(x), ∇f(x)) at x by reverse mode."""
     return chad.value_and_grad(f)(x)
-
-
-def argmin(value_and_gradient, x):
-    """GradBench's gradient descent from x, given x -> (f(x), ∇f(x)): the step eta starts at 1e-5, doubles
-    after 10 successful steps in a row and halves after a step that does not decrease f; it stops when the
-    gradient or the step is at most 1e-5 long. (A candidate's value comes with its gradient, which the
-    reference computes only once the candidate is taken: the same numbers.)"""
-    fx, gx = value_and_gradient(x)
-    eta, successes = 1e-5, 0
-    while True:
-        if np.sqrt(gx @ gx) <= 1e-5:
-            return x
-        if successes == 10:
-            eta, successes = 2.0 * eta, 0
-            continue
-        x_next = x - eta * gx
-        if np.sqrt((x - x_next) @ (x - x_next)) <= 1e-5:
-            return x
-        fx_next, gx_next = value_and_gradient(x_next)
-        if fx_next < fx:
-            x, fx, gx = x_next, fx_next, gx_next
-            successes += 1
-        else:
-            eta, successes = eta / 2.0, 0
-
-
-def argmax(value_and_gradient, x):
-    """Gradient ascent from x: the descent on -f."""
-
-    def negated(x):
-        fx, gx = value_and_gradient(x)
-        return -fx, -gx
-
-    return argmin(negated, x)
 
 
 def max_over_y(x, start, value_and_gradient):
