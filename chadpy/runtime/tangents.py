@@ -138,15 +138,13 @@ def from_parts(x: Any, parts: list) -> Any:
 
     def rebuilt(x: Any) -> Any:
         nonlocal position
-        size = tangent_size(x)
-        position += size
-        if isinstance(x, np.ndarray):
-            return None if size == 0 and x.size else np.array(parts[position - size : position], float).reshape(x.shape)
         items = parts_of(x)
         if items is not None:
-            position -= size
             return _rebuilt(x, [rebuilt(item) for item in items])
-        return parts[position - 1] if size else None
+        if _is_discrete(x):
+            return None
+        start, position = position, position + tangent_size(x)
+        return np.array(parts[start:position], float).reshape(x.shape) if isinstance(x, np.ndarray) else parts[start]
 
     return rebuilt(x)
 
