@@ -179,11 +179,9 @@ def table(args: argparse.Namespace) -> None:
     for name in EVALS:
         if not (first / f"{name}.jsonl").exists():
             continue
-        counts, times = summary(read_log(first / f"{name}.jsonl"))
-        others = {
-            t: summary(read_log(d / f"{name}.jsonl"))[1] if (d / f"{name}.jsonl").exists() else {}
-            for t, d in runs.items()
-        }
+        logged = {t: summary(read_log(d / f"{name}.jsonl")) for t, d in runs.items() if (d / f"{name}.jsonl").exists()}
+        counts, times = logged[first.name]
+        others = {t: logged[t][1] if t in logged else {} for t in runs}
         nightly = nightly_ratios(args.nightly, name) if args.nightly else {}
         valid = f"{counts['valid']}/{counts['valid'] + counts['invalid'] + counts['failed']}"
         for description in times:
