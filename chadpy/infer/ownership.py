@@ -38,6 +38,8 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+import numpy as np
+
 from ..errors import UnsupportedSyntax
 from ..ir import nodes as ir
 from ..ir.types import (
@@ -109,9 +111,11 @@ def check_outside_stores(specs: list) -> None:
     reads = {id(spec): _outside_reads(spec) for spec in specs} if any(s.stored_outside for s in specs) else {}
     for spec in specs:
         for root, loc in spec.stored_outside.items():
+            held = _root_object(spec.fn.pyfunc, root)
             for other in specs:
-                names, originals = reads[id(other)]
-                reader = other.fn.name if other is not spec and root in names else next(iter(originals), None)
+                names, objects, originals = reads[id(other)]
+                read = root in names or any(_same_data(held, v) for v in objects)
+                reader = other.fn.name if other is not spec and read else next(iter(originals), None)
                 if reader is not None:
                     raise UnsupportedSyntax(
                         f"this statement stores a differentiated value into `{root}`, which `{reader}` may read "
@@ -121,22 +125,48 @@ def check_outside_stores(specs: list) -> None:
                     )
 
 
-def _outside_reads(spec: object) -> tuple[set[str], list[str]]:
-    """The first names of the outside data a specialisation reads (`LOG` of `LOG`, `cfg` of `cfg.scale`), and
-    the functions it calls that chadpy runs as they are (whatever they read, chadpy does not see)."""
-    names, originals = set(), []
+_NO_OBJECT = object()
+
+
+def _root_object(pyfunc: object, root: str) -> object:
+    """The object an outside name of a function holds now (`_NO_OBJECT` if it is not known)."""
+    code = getattr(pyfunc, "__code__", None)
+    if code is None:  # a lifted nested function: its stores are compared by name alone
+        return _NO_OBJECT
+    if root in code.co_freevars:
+        try:
+            return pyfunc.__closure__[code.co_freevars.index(root)].cell_contents
+        except ValueError:
+            return _NO_OBJECT
+    return pyfunc.__globals__.get(root, _NO_OBJECT)
+
+
+def _same_data(a: object, b: object) -> bool:
+    """Whether two outside objects are one, or arrays sharing memory (`b = a`, `c = a[:1]` at module level)."""
+    if a is _NO_OBJECT:
+        return False
+    return a is b or type(a) is type(b) is np.ndarray and np.may_share_memory(a, b)
+
+
+def _outside_reads(spec: object) -> tuple[set[str], list[object], list[str]]:
+    """The first names of the outside data a specialisation reads (`LOG` of `LOG`, `cfg` of `cfg.scale`), the
+    objects those names hold, and the functions it calls that chadpy runs as they are (whatever they read,
+    chadpy does not see)."""
+    names, objects, originals = set(), [], []
 
     def block(b: ir.Block) -> None:
         for let in b.lets:
             e = let.expr
-            names.update(a.path.split(".")[0] for a in ir.operands(e) if isinstance(a, ir.Ref))
+            refs = [a for a in ir.operands(e) if isinstance(a, ir.Ref)]
+            names.update(a.path.split(".")[0] for a in refs)
+            objects.extend(a.value for a in refs if "." not in a.path)
             if isinstance(e, ir.Call) and (spec.callees.get(id(e)) is None or spec.callees[id(e)].error is not None):
                 originals.append(getattr(e.fn, "__name__", repr(e.fn)))
             for inner in ir.blocks(e):
                 block(inner)
 
     block(spec.fn.body)
-    return names, originals
+    return names, objects, originals
 
 
 def summary(spec: object, callee: Callee) -> Summary:

@@ -24,11 +24,12 @@ import types
 from dataclasses import dataclass, field
 
 import gast
+import numpy as np
 
 from ..errors import UnsupportedSyntax
 from ..names import NameSupply
 from ..read import scope
-from ..read.source import ParsedFunction
+from ..read.source import ParsedFunction, Watch
 from ..runtime import records
 from .blocks import at, gast_name
 
@@ -135,7 +136,9 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
         and (place := _place(n)) is not None
     ]
     context = list(scope.in_context(body)) if stores else []  # as the user wrote it (before reads become calls)
-    s.read_back = {id(n): _read_back(n, place, s, context) for n, place in stores}
+    s.read_back = {
+        id(n): _read_back(n, place, s, context, _holders(parsed, place[0], s, context)) for n, place in stores
+    }
     if isinstance(s.node, gast.FunctionDef):
         s.node.body = _statements(parsed, s.node.body, s, names) or [gast.copy_location(gast.Pass(), s.node)]
 
@@ -390,19 +393,38 @@ def _place(stmt: gast.stmt) -> tuple[str, str | None, bool] | None:
     return None
 
 
-def _read_back(stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope, context: list[scope.Context]) -> bool:
+def _holders(parsed: ParsedFunction, root: str, s: _Scope, context: list[scope.Context]) -> set[str]:
+    """`root` and the other outside names the function reads that hold its object, or an array sharing its
+    memory: a store through one is read back through any (`a[0] = x; return b[0] * x` after `b = a`)."""
+    if root in s.local:
+        return {root}
+    value = parsed.resolve(root, Watch())
+    holders = {root}
+    for node, *_ in context:
+        if not isinstance(node, gast.Name) or node.id in holders or node.id in s.local:
+            continue
+        other = parsed.resolve(node.id, Watch())
+        if other is value or type(value) is type(other) is np.ndarray and np.may_share_memory(value, other):
+            holders.add(node.id)
+    return holders
+
+
+def _read_back(
+    stmt: gast.stmt, place: tuple[str, str | None, bool], s: _Scope, context: list[scope.Context], holders: set[str]
+) -> bool:
     """Whether the function may read what `stmt` stores again: a read of the attribute (of the variable, if it
     stores into the variable's own object) after it, or in a loop around it, or in a nested function; `self`
     itself passed on or its method called (which may read it). A value assigned anew (`self.best = f`) is
     not read back by a read before it; an object changed (`self.history.append(f)`) is by any read (an
-    earlier name of it sees the change). `context`: the function's nodes (`scope.in_context`)."""
-    root, attr, rebinding = place
+    earlier name of it sees the change). `context`: the function's nodes (`scope.in_context`); `holders`: the
+    names of the root's object (`_holders`)."""
+    _, attr, rebinding = place
     inside = {id(n) for n in scope.walk(stmt)}
     around = next((set(loops) for node, _, loops, _ in context if node is stmt), set())
     for node, parent, loops, nested in context:
         if _method_called(node, parent):  # `self.m(...)`: `self` passed on
             node, parent = node.value, None
-        if id(node) in inside or not _reads_place(node, parent, root, attr):
+        if id(node) in inside or not any(_reads_place(node, parent, root, attr) for root in holders):
             continue
         if isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and parent.func.id in s.given_back:
             continue  # `put_back(self, "h", ...)` (`local_state.py`) writes another attribute, reads none

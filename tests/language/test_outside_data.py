@@ -237,6 +237,30 @@ def test_a_differentiated_value_stored_into_outside_data_not_read_again():
     assert_close(tracked.cache, 2 * x)
 
 
+BUFFER = np.zeros(2)
+SAME_BUFFER = BUFFER  # another name of one array
+BUFFER_HEAD = BUFFER[:1]  # a view of it
+
+
+def read_back_by_another_name(x):
+    BUFFER[0] = x[0]
+    return SAME_BUFFER[0] * x[1]
+
+
+def read_back_through_a_view(x):
+    BUFFER[0] = x[0]
+    return BUFFER_HEAD[0] * x[1]
+
+
+def _times_buffer_head(v):
+    return SAME_BUFFER[0] * v
+
+
+def read_back_by_a_helper_under_another_name(x):
+    BUFFER[0] = x[0]
+    return _times_buffer_head(x[1])
+
+
 @pytest.mark.parametrize(
     ("fn", "message"),
     [
@@ -244,6 +268,10 @@ def test_a_differentiated_value_stored_into_outside_data_not_read_again():
         (_Tracked().read_back_by_a_method, "read again later"),
         (read_back_by_a_helper, "which `_last_logged` may read"),
         (read_back_in_a_loop, "read again later"),
+        # read back under another name of the object: once a silent wrong gradient ([0, 1] for the true [2, 1])
+        (read_back_by_another_name, "read again later"),
+        (read_back_through_a_view, "read again later"),
+        (read_back_by_a_helper_under_another_name, "which `_times_buffer_head` may read"),
     ],
     ids=lambda v: getattr(v, "__name__", None),
 )
