@@ -8,6 +8,7 @@ Derivatives are built at their first use and cached per argument signature and s
 
 from __future__ import annotations
 
+import builtins
 import functools
 import inspect
 import types
@@ -126,10 +127,21 @@ def marked_derivative(
 
 def derivative_code(operator: Callable, of: types.FunctionType, argnums: object) -> types.FunctionType:
     """`operator(of, argnums)(*args)` written as a Python function chadpy reads: a derivative chadpy made,
-    differentiated again (inside, `lower/derivatives.py` takes the derivative in forward mode)."""
+    differentiated again (inside, `lower/derivatives.py` takes the derivative in forward mode).
+
+    Its text is compiled once per operator, name and argnums (`_DERIVATIVE_CODE`), and each function made
+    from it gets its own globals: `grad(f)` of a closure made afresh costs no compilation."""
     name = f"{operator.__chad_operator__}_of_{of.__name__}".replace("<", "").replace(">", "")
-    source = f"def {name}(*args):\n    return operator(of, argnums={argnums!r})(*args)\n"
-    return written_in_python(source, name, {"operator": operator, "of": of})[name]
+    key = (name, repr(argnums))
+    code = _DERIVATIVE_CODE.get(key)
+    if code is None:
+        source = f"def {name}(*args):\n    return operator(of, argnums={argnums!r})(*args)\n"
+        label = f"{name} argnums={argnums!r}"  # its own file name: chadpy reads the text again by it
+        code = _DERIVATIVE_CODE[key] = written_in_python(source, label, {"operator": None, "of": None})[name].__code__
+    return types.FunctionType(code, {"operator": operator, "of": of, "__builtins__": builtins}, name)
+
+
+_DERIVATIVE_CODE: dict[tuple[str, str], types.CodeType] = {}  # (name, repr(argnums)) -> its compiled text
 
 
 NUMBERS = frozenset({float, int, bool, complex, np.float64, np.float32, np.int64})  # their shape is their type

@@ -160,3 +160,14 @@ def test_grad_of_a_callable_object():
 def test_an_object_without_call_is_a_clear_error():
     with pytest.raises(chad.ChadError, match="chadpy differentiates functions; got the object"):
         chad.grad(object())(1.0)
+
+
+def test_grad_of_closures_of_one_code_compiles_their_python_once():
+    # `grad(f)` can be differentiated again (it is Python chadpy reads): that text is compiled once per code of f
+    # and argnums, not once per closure
+    def make(c):
+        return lambda x: c * x**2
+
+    first, second = chad.grad(make(2.0)), chad.grad(make(3.0))
+    assert first.__chad_code__.__code__ is second.__chad_code__.__code__
+    assert chad.grad(first)(1.0) == 4.0 and chad.grad(second)(1.0) == 6.0

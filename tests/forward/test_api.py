@@ -178,6 +178,15 @@ def test_grad_of_grad_of_grad():
     assert chad.grad(chad.grad(chad.grad(P.fourth_power)))(1.5) == pytest.approx(24 * 1.5, rel=1e-12)
 
 
+def test_two_gradients_of_one_function_are_each_differentiated_as_made():
+    # grad(f) and grad(f, argnums=(0,)) are two texts of one name: each derivative reads its own (the second once
+    # read the first's, whose scalar result made jacfwd's a scalar, not a one-element tuple)
+    scalar, one_tuple = chad.grad(P.fourth_power), chad.grad(P.fourth_power, argnums=(0,))
+    assert chad.grad(scalar)(1.5) == pytest.approx(12 * 1.5**2, rel=1e-12)
+    (second,) = chad.jacfwd(one_tuple)(1.5)
+    assert np.shape(second) == () and second == pytest.approx(12 * 1.5**2, rel=1e-12)
+
+
 def test_jvp_of_jvp_of_jvp_is_the_third_derivative():
     f = P.fourth_power
 
