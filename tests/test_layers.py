@@ -93,7 +93,7 @@ STAGES = {
     ],
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run
-    "api": ["", "conversions", "plans", "transforms", "forward", "decorated"],
+    "api": ["", "conversions", "sharing", "plans", "transforms", "forward", "decorated"],
     "": [""],  # the package itself (`__init__`): the public names
     "__main__": [""],  # the command line
 }

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..backend.build import Derivative
 from ..chad.stages import stage_named
 from ..errors import ChadError, ChadTypeError, Loc
 from ..ir.types import VType, is_active
@@ -34,6 +35,7 @@ from .plans import (
     signature,
     target_of,
 )
+from .sharing import shared_derivative
 from .transforms import _api, vjp
 
 
@@ -57,8 +59,8 @@ def forward_plan(target: Target, values: tuple, places: tuple[Place, ...]) -> Fo
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
         sig = signature(values, places)
-        d = build(fn, sig, stage_named("efficient"), forward=True)
-        plan = cache[key] = ForwardPlan(d.forward, d.watch if d.watch.entries else None, sig, d.entry.fn.loc)
+        d = shared_derivative(fn, key, lambda: build(fn, sig, stage_named("efficient"), forward=True))
+        plan = cache[key] = ForwardPlan(d.forward, d.watch if d.watch.entries else None, sig, d.loc)
     return plan
 
 
@@ -135,10 +137,16 @@ def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...]
     key = ("hvp", places, wrt, tuple(map(shape_key, values)))
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
-        sig, watch = signature(values, places), Watch()
-        code, outer = hessian_vector_program(fn, sig, wrt, watch)
-        d = build(code, outer, stage_named("efficient"), watch=watch)
-        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig, outer)
+        sig = signature(values, places)
+
+        def make() -> Derivative:
+            watch = Watch()
+            code, outer = hessian_vector_program(fn, sig, wrt, watch)
+            return build(code, outer, stage_named("efficient"), watch=watch)
+
+        d = shared_derivative(fn, key, make)
+        watch = d.watch
+        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig, d.sig)
     return plan
 
 

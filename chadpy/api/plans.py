@@ -25,6 +25,7 @@ from ..read.source import Watch
 from ..rules.registry import lookup, written_in_python
 from ..runtime.scalar import UNASSIGNED
 from .conversions import from_user, to_user
+from .sharing import shared_derivative
 
 CACHE_ATTR = "__chad_cache__"
 
@@ -216,19 +217,22 @@ class Plan(NamedTuple):
     cache: dict  # the function's derivative cache (its "last_sig" is what `source(f)` shows)
 
 
-def plan_for(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str) -> Plan:
-    """The cached derivative for these argument types, differentiated at `places` (built on first use)."""
+def plan_for(
+    fn: Callable, values: tuple, places: tuple[Place, ...], simplify: bool, stage: str, shapes: tuple | None = None
+) -> Plan:
+    """The cached derivative for these argument types, differentiated at `places` (built on first use);
+    `shapes`: the values' `shape_key`s, if the caller has them."""
     if isinstance(fn, types.FunctionType):
         cache: dict = fn.__dict__.setdefault(CACHE_ATTR, {})
     else:
         cache = PRIMITIVE_CACHES.setdefault(fn, {})
-    key = (places, tuple(map(shape_key, values)), simplify, stage)
+    key = (places, shapes or tuple(map(shape_key, values)), simplify, stage)
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
-        d = build(fn, signature(values, places), stage_named(stage), simplify)
+        d = shared_derivative(fn, key, lambda: build(fn, signature(values, places), stage_named(stage), simplify))
         rt = d.result_type
-        every = places == tuple((p, None) for p in range(len(values)))
-        floats = every and all(type(v) is float and t.active for v, t in zip(values, d.sig))
+        every = places == _every_place(len(values))
+        floats = every and FLOAT.issuperset(map(type, values)) and all(t.active for t in d.sig)
         plan = cache[key] = Plan(
             d.forward,
             d.backward,
@@ -239,11 +243,17 @@ def plan_for(fn: Callable, values: tuple, places: tuple[Place, ...], simplify: b
             type(rt) is Float and rt.active,
             places,
             floats,
-            d.entry.fn.loc,
+            d.loc,
             cache,
         )
     cache["last_sig"] = plan.sig
     return plan
+
+
+@functools.lru_cache(maxsize=64)
+def _every_place(n: int) -> tuple[Place, ...]:
+    """The places of all n parameters, in order."""
+    return tuple((p, None) for p in range(n))
 
 
 def user_cotangents(plan: Plan, cts: tuple, values: tuple) -> tuple:
@@ -298,9 +308,9 @@ class PlansByShape:
         if places is None:  # after a bound method's instance; in `*args`
             places = self.places_of[len(args)] = self.target.places(argument_positions(self.argnums, len(args)))
         values = self.target.values(args, kwargs)
-        plan = plan_for(self.target.fn, values, places, self.simplify, self.stage)
+        shapes = tuple(map(shape_key, values))
+        plan = plan_for(self.target.fn, values, places, self.simplify, self.stage, shapes)
         if keyed:
-            shapes = tuple(map(shape_key, values))
             self.by_shape[shapes] = plan
             if NUMBERS.issuperset(shapes):
                 self.by_type[shapes] = plan

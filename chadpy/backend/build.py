@@ -3,12 +3,13 @@ its lines) and run, its entry specialisation's two functions taken from the modu
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import linecache
 import os
 import tempfile
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..errors import Loc
@@ -34,22 +35,24 @@ class Generated(NamedTuple):
 
 @dataclass
 class Derivative:
-    """A compiled derivative of one function for one argument signature."""
+    """A compiled derivative of one function for one argument signature: its two functions, what they take and
+    give, and its module (not the typed program it was made from: a cached derivative keeps no user function)."""
 
-    entry: Spec
     forward: types.FunctionType  # f_chad(*params) -> (result, saved)
     backward: types.FunctionType  # f_bp(saved, d) -> the parameters' cotangents
+    sig: tuple[VType, ...]  # the parameters' types
+    result_type: VType
+    loc: Loc  # the function's definition
     source: str
     filename: str
     watch: Watch
+    namespace: dict[str, object] = field(default_factory=dict)  # the generated module's globals
 
-    @property
-    def sig(self) -> tuple[VType, ...]:
-        return self.entry.sig
-
-    @property
-    def result_type(self) -> VType:
-        return self.entry.result
+    @functools.cached_property
+    def generated(self) -> tuple[str, ...]:
+        """The names of the functions its module defines."""
+        ns = self.namespace
+        return tuple(k for k, v in ns.items() if type(v) is types.FunctionType and v.__globals__ is ns)
 
 
 def load(generated: Generated) -> Derivative:
@@ -61,7 +64,22 @@ def load(generated: Generated) -> Derivative:
     namespace["__name__"] = f"chadpy.generated.{entry.name}"
     exec(compile(generated.source, filename, "exec"), namespace)
     forward, backward = namespace[entry.name], namespace[entry.backward]
-    return Derivative(entry, forward, backward, generated.source, filename, generated.watch)
+    return Derivative(
+        forward, backward, entry.sig, entry.result, entry.fn.loc, generated.source, filename, generated.watch, namespace
+    )
+
+
+def rebound(d: Derivative, names: dict[str, object], watch: Watch) -> Derivative:
+    """The same compiled derivative with some names of its module bound to other objects (a closure's arrays, made
+    afresh: `api/sharing.py`): its functions again, over a copy of their module's globals. No compilation."""
+    namespace = {**d.namespace, **names}
+    for name in d.generated:
+        value = d.namespace[name]
+        again = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__, value.__closure__)
+        again.__kwdefaults__, again.__qualname__ = value.__kwdefaults__, value.__qualname__
+        namespace[name] = again
+    forward, backward = namespace[d.forward.__name__], namespace[d.backward.__name__]
+    return Derivative(forward, backward, d.sig, d.result_type, d.loc, d.source, d.filename, watch, namespace)
 
 
 def origin(filename: str, lineno: int) -> Loc | None:
