@@ -15,8 +15,9 @@ reads a `y` of the function.
 
 from __future__ import annotations
 
+import functools
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import gast
 
@@ -67,11 +68,24 @@ def attribute_stored(node: gast.AST) -> str | None:
     return None
 
 
+# fields that never hold a node the front end looks for: a name's or attribute's string, and `ctx` (a
+# Load/Store/Del node under every name, attribute and subscript: a third of a tree's nodes, never looked at
+# as a node of its own; `node.ctx` is read directly)
+_NOT_NODES = frozenset(
+    {"ctx", "id", "attr", "arg", "type_comment", "kind", "conversion", "is_async", "level", "module"}
+)
+
+
+@functools.cache
+def _node_fields(cls: type) -> tuple[str, ...]:
+    return tuple(f for f in cls._fields if f not in _NOT_NODES)
+
+
 def children(node: gast.AST) -> list[gast.AST]:
-    """`gast.iter_child_nodes(node)` as a list, without its per-field generator (the front end
-    walks the whole tree a dozen times: this is most of what a walk costs)."""
+    """`gast.iter_child_nodes(node)` as a list, without its per-field generator and without the `ctx` nodes
+    (the front end walks the whole tree a dozen times: this is most of what a walk costs)."""
     out = []
-    for name in node._fields:
+    for name in _node_fields(type(node)):
         value = getattr(node, name, None)  # a node made in code may lack a field
         if type(value) is list:
             out += [x for x in value if isinstance(x, gast.AST)]
@@ -116,8 +130,13 @@ def assigned(
     """Names a statement list assigns (an `append` or `pop` updates its container unless not `updates`,
     `obj.x = v` its object unless not `attributes`, a `def` binds its name); with `comprehensions`, the
     variables of the comprehensions in it too."""
+    return assigned_among(scope_walk(stmts, comprehensions), attributes, updates)
+
+
+def assigned_among(nodes: Iterable[gast.AST], attributes: bool = True, updates: bool = True) -> set[str]:
+    """`assigned` of the nodes of a walk already made."""
     out = set()
-    for node in scope_walk(stmts, comprehensions):
+    for node in nodes:
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
         elif attributes and (name := attribute_stored(node)):

@@ -8,9 +8,11 @@ in a `Watch`, so a cached derivative notices when a module constant changes.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import inspect
 import linecache
+import re
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -118,7 +120,7 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
     try:  # by its code object: the function itself, never the one its `__wrapped__` names
-        found = _parse_by_indentation(code)
+        found = _parse_by_indentation(fn)
         if found is None:
             lines, first = inspect.getsourcelines(code)
             text = textwrap.dedent("".join(lines))
@@ -138,13 +140,36 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     return parsed
 
 
-def _parse_by_indentation(code: types.CodeType) -> tuple[gast.Module, str, int] | None:
-    """The parsed `def` of `code`, its text and its first line, found by indentation: it ends before
+# where `inspect.findsource` stops looking upwards from a code's first line for the line that begins it
+_BEGINS = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
+
+
+def _source_lines(fn: types.FunctionType) -> tuple[list[str], int]:
+    """The lines of fn's file and the index of its first (a decorator's or its `def`), as `inspect.findsource`
+    finds them, without its look through every loaded module for the file's (for a file not seen before,
+    tens of milliseconds with SciPy loaded: most of reading a 200-line function)."""
+    code = fn.__code__
+    linecache.checkcache(code.co_filename)  # the file as it is now, if it was edited
+    lines = linecache.getlines(code.co_filename, fn.__globals__)  # its module's loader, if not a file
+    if not lines:
+        raise OSError("could not get source code")
+    start = code.co_firstlineno - 1
+    while start > 0:
+        if start >= len(lines):
+            raise OSError("lineno is out of bounds")
+        if _BEGINS.match(lines[start]):
+            break
+        start -= 1
+    return lines, start
+
+
+def _parse_by_indentation(fn: types.FunctionType) -> tuple[gast.Module, str, int] | None:
+    """The parsed `def` of `fn`, its text and its first line, found by indentation: it ends before
     the next line indented no deeper than its first (not blank, a comment or a closing bracket).
     That line may be inside a string or brackets; then the text before it does not parse, and the
     caller falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on:
     several times slower). None when the indentation uses tabs or the cut text does not parse."""
-    lines, start = inspect.findsource(code)
+    lines, start = _source_lines(fn)
     indent = len(lines[start]) - len(lines[start].lstrip())
     head = start  # the `def` line, after the decorators
     while head + 1 < len(lines) and lines[head].lstrip().startswith("@"):
@@ -179,15 +204,15 @@ def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
     spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
     params = list(code.co_varnames[: code.co_argcount])
     found = []
-    for node in gast.walk(gast.parse("".join(lines))):
-        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == params:
+    for node in ast.walk(ast.parse("".join(lines))):  # Python's tree (its parse and walk are C), the one lambda gast's
+        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
             body = node.body
             start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
             if spots and all(start <= spot < end for spot in spots):
                 found.append(node)
     if not found:
         raise UnknownFunction(f"the source of a lambda cannot be found in {filename}")
-    node = min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))  # innermost
+    node = gast.ast_to_gast(min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)))
     tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
     gast.copy_location(tree, node)
     gast.copy_location(tree.body[0], node)

@@ -91,11 +91,15 @@ class _Scope:
     given_back: set[str] = field(default_factory=set)  # the names `runtime.records.put_back` has here
     own: frozenset[str] = field(init=False)  # its parameters and the names it assigns, read once
     reassigned: frozenset[str] = field(init=False)  # the names it assigns (parameters among them are its own)
+    nodes: list[gast.AST] = field(init=False)  # its scope's nodes, as the pass found them (one walk for all)
 
     def __post_init__(self) -> None:
-        body = scope.function_body(self.node)  # a name it only updates (`LOG.append(v)`) is not its own
-        self.own = frozenset(scope.assigned(body, attributes=False, updates=False)) | set(scope.parameters(self.node))
-        self.reassigned = frozenset(scope.assigned(scope.function_body(self.node), attributes=False))
+        self.nodes = list(scope.scope_walk(scope.function_body(self.node), comprehensions=False))
+        # a name it only updates (`LOG.append(v)`) is not its own
+        self.own = frozenset(scope.assigned_among(self.nodes, attributes=False, updates=False)) | set(
+            scope.parameters(self.node)
+        )
+        self.reassigned = frozenset(scope.assigned_among(self.nodes, attributes=False))
 
     @property
     def local(self) -> set[str]:
@@ -110,10 +114,10 @@ def as_written(parsed: ParsedFunction) -> None:
 
 def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
     body = scope.function_body(s.node)
-    for node in scope.scope_walk(body, comprehensions=False):
+    for node in s.nodes:
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             s.declared.update(node.names)
-    for node in scope.scope_walk(body, comprehensions=False):
+    for node in s.nodes:
         if isinstance(node, gast.Nonlocal) and set(node.names) & s.enclosing:
             raise UnsupportedSyntax(
                 "`nonlocal` of a variable of the function being differentiated is not supported: return the new "
@@ -121,16 +125,12 @@ def _function(parsed: ParsedFunction, s: _Scope, names: NameSupply) -> None:
                 parsed.loc(node),
             )
     s.stored_attributes = {
-        t.attr
-        for n in scope.scope_walk(body, comprehensions=False)
-        if _store_kind(n, s) is _STORE
-        for t in _targets(n)
-        if isinstance(t, gast.Attribute)
+        t.attr for n in s.nodes if _store_kind(n, s) is _STORE for t in _targets(n) if isinstance(t, gast.Attribute)
     }
     s.given_back = {name for name, value in parsed.outside.items() if value is records.put_back}
     stores = [
         (n, place)
-        for n in scope.scope_walk(body, comprehensions=False)
+        for n in s.nodes
         if isinstance(n, gast.stmt)
         and (_store_kind(n, s) is _STORE or s.declared and _declared_kind(n, s))
         and (place := _place(n)) is not None
@@ -330,7 +330,7 @@ def _import_now(parsed: ParsedFunction, stmt: gast.Import | gast.ImportFrom, s: 
                 bound[alias.asname or alias.name] = getattr(module, alias.name)
     except Exception:  # noqa: BLE001 (any failure: the statement runs as written and raises it there)
         return False
-    if set(bound) & scope.assigned(scope.function_body(s.node), attributes=False) - _import_names(s.node):
+    if set(bound) & s.reassigned - _import_names(s.node):
         return False  # the name is also assigned: a variable, not a module
     parsed.outside.update(bound)
     return True

@@ -257,6 +257,24 @@ def test_a_function_is_read_whole_and_alone_whatever_its_layout(layouts, name):
     assert LAYOUTS.splitlines()[loc.lineno - 1].strip() == loc.line.strip()
 
 
+def test_a_function_is_read_without_looking_through_the_loaded_modules(layouts, monkeypatch):
+    # `inspect.findsource` asks `inspect.getmodule`, which looks through every module loaded for a file it has not
+    # seen (tens of milliseconds with SciPy loaded): chadpy reads the lines by the code's own file name
+    def no_search(*args, **kwargs):
+        raise AssertionError("inspect.getmodule was called")
+
+    monkeypatch.setattr(inspect, "getmodule", no_search)
+    for name in ("plain", "decorated", "long_signature", "last"):
+        assert parse_function(getattr(layouts, name)).tree.name == name
+
+
+def test_a_walk_visits_no_load_or_store_context_nodes():
+    # a third of a tree's nodes are the `ctx` of its names, attributes and subscripts, read as `node.ctx` only
+    tree = gast.parse("a[i] = b.c + f(d)\ndel e")
+    kinds = {type(n).__name__ for n in scope.walk(tree)}
+    assert kinds.isdisjoint({"Load", "Store", "Del"}) and {"Subscript", "Attribute", "Call", "Delete"} <= kinds
+
+
 def test_functions_read_by_their_layout_have_right_gradients(layouts):
     import chadpy as chad
 
