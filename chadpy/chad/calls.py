@@ -132,7 +132,7 @@ def invoke(
         body = [If(Item(Name(result), Lit(0)), body, [], comment="where the call completed")]
     if c.rewinds.needed(let):
         c.rewinds.add(body, out)
-    out.append(Def(bp, [c.d, c.acc], body, comment=comment, env=c.env(depth)))
+    out.append(Def(bp, [c.d, c.acc], body, comment=comment, slots=depth))
     return out
 
 

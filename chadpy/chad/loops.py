@@ -138,7 +138,7 @@ def _replay(
     )
     for k in live:
         back += c.var(e.init[k], Name(carry[k]))
-    return Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", env=c.env(depth))
+    return Def(bp, [c.d, c.acc], back, comment="D[loop]: replay the tape", slots=depth)
 
 
 def split_defs(stmts: list[Stmt]) -> tuple[list[Stmt], list[Stmt]]:

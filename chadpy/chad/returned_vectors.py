@@ -76,7 +76,7 @@ class _Unlift:
         """Forward code: convert every backpropagator inside, keep the rest."""
         out: list[Stmt] = []
         for s in stmts:
-            if isinstance(s, Def) and s.env is not None:
+            if isinstance(s, Def) and s.slots is not None:
                 out.append(self.backpropagator(s))
             elif isinstance(s, Def) and any(isinstance(x, AccNew) for x in s.body):
                 out.append(self.run(s))
@@ -88,17 +88,19 @@ class _Unlift:
 
     def backpropagator(self, s: Def) -> Def:
         """`def bp(d, acc)` adding into acc -> `def bp(d)` returning its environment vector."""
-        vector = _Vector(s.params[-1], len(s.env))
+        vector = _Vector(s.params[-1], s.slots)
         body = self.effects(s.body, vector)
         body += self.start(vector, "nothing flows: the zero vector")
         body.append(Return(Name(self.ev)))
-        return Def(s.name, s.params[:-1], body, comment=s.comment, env=s.env, loc=s.loc)
+        return Def(s.name, s.params[:-1], body, comment=s.comment, slots=s.slots, loc=s.loc)
 
     def run(self, s: Def) -> Def:
         """`run` allocates no accumulator: the body's backpropagator returns the parameters' vector."""
         acc = next(x for x in s.body if isinstance(x, AccNew))
         body = [x for x in s.body if x is not acc]
-        return Def(s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), comment=s.comment, env=s.env, loc=s.loc)
+        return Def(
+            s.name, s.params, self.effects(body, _Vector(acc.acc, 0)), comment=s.comment, slots=s.slots, loc=s.loc
+        )
 
     def assign(self, value: Expr, comment: str = "", loc: Loc | None = None) -> Assign:
         return Assign([self.ev], value, comment=comment, loc=loc)
@@ -136,7 +138,7 @@ class _Unlift:
             elif _calls_with(s, vector.acc):
                 call = s.value
                 out.append(self.add(CallX(call.func, call.args[:-1]), vector, s))
-            elif isinstance(s, Def) and s.env is not None:
+            elif isinstance(s, Def) and s.slots is not None:
                 out.append(self.backpropagator(s))
             elif bodies(s) and _has_effects(s, vector.acc):
                 out += self.start(vector)  # a loop or branch adds into a vector that must exist first
@@ -165,6 +167,6 @@ def _has_effects(s: Stmt, acc: str) -> bool:
     """Whether a statement touches the accumulator (not counting nested backpropagators' own)."""
     if isinstance(s, (AccOne, AccPush, AccPop)) or _calls_with(s, acc):
         return True
-    if isinstance(s, Def) and s.env is not None:
+    if isinstance(s, Def) and s.slots is not None:
         return False
     return any(_has_effects(x, acc) for body in bodies(s) for x in body)

@@ -88,10 +88,6 @@ class Chad:
         variable it belongs to (`dscale_part`; an (f, k) pair: a part of function value f's)."""
         return self.names.fresh(f"d{ir.name_hint(atom[0] if isinstance(atom, tuple) else atom)}_part")
 
-    def env(self, depth: int) -> tuple[str, ...]:
-        """Γ at a point of depth `depth`: the variable in each slot."""
-        return tuple(self.layout[:depth])
-
     def zero(self, t: VType) -> Expr:
         """The zero cotangent of type t (the naive stage builds a tuple's in full, Fig. 4)."""
         if self.stage.dense_tuples and isinstance(t, Tup):
@@ -152,7 +148,7 @@ class Chad:
         f_bp = self.names.fresh(spec.fn.name + "_bp")
         comment = f"run: the backpropagator of {spec.fn.name}, cotangents of its parameters"
         if n_active:
-            comment += " (slots " + ", ".join(f"{p}={k}" for k, p in enumerate(self.env(n_active))) + ")"
+            comment += " (slots " + ", ".join(f"{p}={k}" for k, p in enumerate(self.layout[:n_active])) + ")"
         fwd.append(Def(f_bp, [self.d], run, comment=comment))
         fwd.append(Return(TupleX([self.primal(result), Name(f_bp)])))
         head = f"D[{spec.fn.name}]: the primal result and what its backpropagator reads"
@@ -233,7 +229,7 @@ class Chad:
             if scoped_names
             else "d in"
         )
-        return Def(name, [*params, self.acc], body, comment=comment, env=self.env(depth))
+        return Def(name, [*params, self.acc], body, comment=comment, slots=depth)
 
     # ------------------------------------------------------------ the rules
 
@@ -294,7 +290,7 @@ class Chad:
         return [
             primal,
             *saves,
-            Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {name}", env=self.env(depth)),
+            Def(bp, [self.d, self.acc], body or [], comment=f"D[{text}]: {name}", slots=depth),
         ]
 
     # Each rule below gives the backpropagator's body of the expression it transforms, the rule's
@@ -313,7 +309,7 @@ class Chad:
                         [self.d, self.acc],
                         [],
                         comment="this branch's result carries no cotangent",
-                        env=self.env(depth),
+                        slots=depth,
                     )
                 )
             fwd.append(Assign(ir.target_names(target), self.primal(block.result)))

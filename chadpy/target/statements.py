@@ -147,12 +147,12 @@ class Try(Stmt):
 @dataclass(eq=False)
 class Def(Stmt):
     """A function of the generated code (a specialisation's forward or backward half, or a backpropagator closure
-    before lifting); `env` is a backpropagator's Γ."""
+    before lifting); `slots` is the size of a backpropagator's Γ."""
 
     name: str
     params: list[str]
     body: list[Stmt]
-    env: tuple[str, ...] | None = field(default=None, kw_only=True)  # a backpropagator's Γ: the variable in each slot
+    slots: int | None = field(default=None, kw_only=True)  # a backpropagator's Γ: how many slots it has
 
     def binds(self) -> list[str]:
         return [self.name, *self.params]  # the parameters in its own scope
