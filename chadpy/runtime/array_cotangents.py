@@ -398,8 +398,8 @@ def frozen(index: Any) -> Any:
         return np.array(index) if index else np.array(index, dtype=np.intp)
     if kind is np.ndarray:
         return index.copy()
-    if kind is tuple:
-        return tuple(map(frozen, index))
+    if kind is tuple:  # a tuple of ints (`A[i, j]`, a recursion's one-hots) as it is: nothing in it can change
+        return index if _INTS.issuperset(map(type, index)) else tuple(map(frozen, index))
     return index
 
 

@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from chadpy.runtime.array_cotangents import Scatter, dense, index_ct
+from chadpy.runtime.array_cotangents import Scatter, dense, frozen, index_ct
 from chadpy.runtime.cotangents import Zero, add
 from tests.support.cotangents import check_vjp, random_ct
 
@@ -423,3 +423,13 @@ def test_one_hots_never_allocate_the_array_before_densify():
     out = s.densify()
     assert out.sum() == k
     assert out[(5 * 7919) % n] == 1.0
+
+
+def test_an_index_of_ints_is_kept_as_it_is_and_a_list_in_one_is_copied():
+    # a tuple of ints cannot change: a recursion's one-hots (`A[i, j]` at every level) keep it without a copy
+    ints = (1, 2)
+    assert frozen(ints) is ints
+    rows = [0, 1]
+    kept = frozen((rows, 1))  # a list inside may change before the backward pass adds the one-hot
+    rows[0] = 5
+    assert kept[0].tolist() == [0, 1] and kept[1] == 1
