@@ -87,10 +87,23 @@ def extremum_ct(d: Any, y: Any, x: Any, axis: Axis = None, keepdims: bool = Fals
     """Cotangent of `x` in `y = np.max(x, ...)` or `np.min(x, ...)`: `d` split equally among tied positions."""
     if axis is None and not keepdims and type(x) is np.ndarray and x.ndim:
         # the whole array's extremum: a one-hot at the winners (two passes over x, not seven)
-        winners = np.flatnonzero(np.isnan(x) if y != y else x == y)  # max/min propagate nan: nan positions win
-        return index_ct(d / len(winners), x, np.unravel_index(winners, x.shape))
+        hit = np.isnan(x) if y != y else x == y  # max/min propagate nan: the nan positions win
+        if np.count_nonzero(hit) == 1:  # one winner (the usual case): its position, found by the first True
+            k = int(hit.argmax())
+            return index_ct(d, x, k if x.ndim == 1 else _position(k, x.shape))
+        winners = np.flatnonzero(hit)
+        return index_ct(d / len(winners), x, winners if x.ndim == 1 else np.unravel_index(winners, x.shape))
     xa = np.asarray(x)
     return as_cotangent_of(extremum_weights(y, xa, axis, keepdims) * _expand(ndarray_of(d), xa.ndim, axis, keepdims), x)
+
+
+def _position(k: int, shape: IntTuple) -> IntTuple:
+    """The index of the k-th element of an array of this shape, in C order (`np.unravel_index` of one int)."""
+    index = []
+    for n in reversed(shape):
+        k, i = divmod(k, n)
+        index.append(i)
+    return tuple(reversed(index))
 
 
 def extremum_weights(y: Any, x: Any, axis: Axis = None, keepdims: bool = False) -> np.ndarray:
