@@ -88,6 +88,7 @@ STAGES = {
         "batched_one_hots",
         "shape_stand_ins",
         "peephole",
+        "uniform_cotangents",
         "forward_sums",
         "simplify",
     ],

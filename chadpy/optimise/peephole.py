@@ -28,6 +28,7 @@ import numpy as np
 from ..ir.types import INT, Arr, Float, VType
 from ..runtime import array_cotangents, cotangents
 from ..runtime import numpy as numpy_runtime
+from ..runtime.arrays import element_count
 from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
 from ..target.statements import (
     Accum,
@@ -89,16 +90,16 @@ def _add(s: Accum) -> Stmt:
     name, value = Name(s.name), s.value
     if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
         added = CallX(Obj(cotangents.add_at, "add_at"), [name, value.keys[0], value.values[0]])
-    elif isinstance(value, CallX) and _calls(value, array_cotangents.index_ct):
+    elif isinstance(value, CallX) and calls(value, array_cotangents.index_ct):
         added = CallX(Obj(array_cotangents.add_index, "add_index"), [name, *value.args])
-    elif isinstance(value, CallX) and _calls(value, numpy_runtime.matmul_ct_a) and not value.keywords:
+    elif isinstance(value, CallX) and calls(value, numpy_runtime.matmul_ct_a) and not value.keywords:
         added = CallX(Obj(numpy_runtime.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
     else:
         return s  # printed as `name = add(name, value)`
     return Assign([s.name], added, comment=s.comment, loc=s.loc)
 
 
-def _calls(e: Expr, fn: object) -> bool:
+def calls(e: Expr, fn: object) -> bool:
     return isinstance(e, CallX) and isinstance(e.func, Obj) and e.func.obj is fn
 
 
@@ -107,7 +108,7 @@ def _calls(e: Expr, fn: object) -> bool:
 _ELEMENTWISE = {"+", "-", "*", "/", "**"}
 
 
-class _Shapes:
+class Shapes:
     """Which expressions are arrays shaped like a given array variable (its "shape name").
 
     An array variable (a type `Arr` of known rank >= 1) has its own shape; a variable assigned
@@ -134,6 +135,12 @@ class _Shapes:
     def scalar(self, e: Expr) -> bool:
         if isinstance(e, Lit):
             return isinstance(e.value, (int, float)) and not isinstance(e.value, bool)
+        if isinstance(e, BinOp):  # arithmetic of numbers (`d * (element_count(a) // element_count(b)) * 2`)
+            return self.scalar(e.left) and self.scalar(e.right)
+        if isinstance(e, UnaryOp) and e.op == "-":
+            return self.scalar(e.operand)
+        if calls(e, element_count):
+            return True
         return isinstance(e, Name) and isinstance(self.types.get(e.id), Float)
 
     def of(self, e: Expr) -> str | None:
@@ -161,7 +168,7 @@ class _Shapes:
 
     def simpler(self, e: Expr) -> Expr:
         if (
-            (_calls(e, array_cotangents.unbroadcast) or _calls(e, array_cotangents.dense))
+            (calls(e, array_cotangents.unbroadcast) or calls(e, array_cotangents.dense))
             and len(e.args) == 2
             and not e.keywords
         ):
@@ -172,7 +179,7 @@ class _Shapes:
 
 
 def same_shapes(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
-    shapes = _Shapes(stmts, types)
+    shapes = Shapes(stmts, types)
     return map_statement_exprs(stmts, lambda e: map_exprs(e, shapes.simpler))
 
 
@@ -185,7 +192,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
     def key(s: Stmt) -> tuple | None:
         """(dx, x, i) of `dx = add_index(dx, v, x, i)`: v the float cotangent of x[i], x a vector, i an int,
         v a name bound once (so it means the same further on)."""
-        if not (isinstance(s, Assign) and len(s.targets) == 1 and _calls(s.value, array_cotangents.add_index)):
+        if not (isinstance(s, Assign) and len(s.targets) == 1 and calls(s.value, array_cotangents.add_index)):
             return None
         ct, value, *where = s.value.args
         if not (isinstance(ct, Name) and ct.id == s.targets[0] and all(isinstance(e, Name) for e in (value, *where))):
@@ -253,7 +260,7 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
 def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
     """e is `tuple_part(v, k, zero)` of a literal v with a literal key k."""
     return (
-        _calls(e, cotangents.tuple_part)
+        calls(e, cotangents.tuple_part)
         and len(e.args) == 3
         and isinstance(e.args[0], Name)
         and e.args[0].id in literals

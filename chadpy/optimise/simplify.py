@@ -10,6 +10,7 @@ with the rest; `chad.source(f, *args, after=NAME)` prints the program after one)
 | `localize` | `inlining` | with everything inlined, each slot of the accumulator becomes a local variable |
 | `zeros` | `dataflow` | `dz = 0.0` followed by `dz += e` becomes `dz = e` |
 | `copies` | `dataflow` | `dw = dr` with both never changed again: read `dr` for `dw` |
+| `uniforms` | `uniform_cotangents` | a sum's cotangent (one number at every element) meets an array as the number |
 | `dead` | `dataflow` | cotangents nobody reads are not computed |
 | `tidy` | `peephole` | no empty branches, one-hots added in place, no `unbroadcast` where shapes cannot differ |
 | `fuse` | `forward_sums` | a loop carrying one float cotangent unchanged sums its reverse pass forward: no tape |
@@ -44,6 +45,7 @@ from .forward_sums import fuse
 from .inlining import hoist_case_backpropagators, inline_backpropagators, localize_accumulator
 from .peephole import tidy
 from .shape_stand_ins import release
+from .uniform_cotangents import uniforms
 
 
 @dataclass
@@ -87,6 +89,12 @@ def copies(o: Optimising) -> None:
     o.in_backpropagators(lambda b: propagate_copies(b, o.slots))
 
 
+def uniform(o: Optimising) -> None:
+    """The cotangent of a sum, one number at every element, meets an array of its shape as the number."""
+    if o.types:
+        o.fn = uniforms(o.fn, o.types)
+
+
 def dead(o: Optimising) -> None:
     """Cotangents nobody reads are not computed."""
     o.in_backpropagators(remove_dead_cotangents)
@@ -126,6 +134,7 @@ PASSES: tuple[tuple[str, Callable[[Optimising], None]], ...] = (
     ("localize", localize),
     ("zeros", zeros),
     ("copies", copies),
+    ("uniforms", uniform),
     ("dead", dead),
     ("tidy", tidied),
     ("fuse", fused),

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .facts import reads_shape_only
+
 Axis = int | tuple[int, ...] | None
 IntTuple = tuple[int, ...]
 
@@ -53,3 +55,9 @@ def python_scalar(v: Any) -> float | complex:
     if v.ndim:
         v = v.sum()  # a broadcast cotangent of a scalar operand
     return complex(v) if v.dtype.kind == "c" else float(v)
+
+
+@reads_shape_only(0)
+def element_count(x: Any) -> int:
+    """How many elements x has (1 for a number)."""
+    return x.size if type(x) is np.ndarray else np.size(x)
