@@ -22,11 +22,12 @@ that qualifies takes the whole nest: its inner loops append to the same lists.
 from __future__ import annotations
 
 from ..names import NameSupply
-from ..runtime import array_cotangents
+from ..runtime import array_cotangents, sequences
 from ..runtime.facts import COLLECTED_BY
-from ..target.expressions import Attr, CallX, ListX, Name, Obj, TupleX
+from ..target.expressions import Attr, CallX, ListX, Name, Obj, TupleX, is_call_of
 from ..target.statements import (
     Assign,
+    Break,
     Def,
     Do,
     For,
@@ -58,9 +59,15 @@ def _in_block(stmts: list[Stmt], names: NameSupply) -> None:
             for v, (adder, array) in _collectable(s).items():
                 places, values = names.fresh(f"{v}_at"), names.fresh(f"{v}_values")
                 _to_appends(s.body, v, places, values)
+                counted = _counted_places(s, places, stmts)
                 why = f"the loop's additions to {v}, collected"
-                before.append(Assign([places, values], TupleX([ListX([]), ListX([])]), comment=why, loc=s.loc))
-                args = [Name(v), *([array] if array is not None else []), Name(places), Name(values)]
+                if counted is None:
+                    before.append(Assign([places, values], TupleX([ListX([]), ListX([])]), comment=why, loc=s.loc))
+                else:  # the places are what the loop counts: the values alone
+                    why += " (at the places the loop counts)"
+                    before.append(Assign([values], ListX([]), comment=why, loc=s.loc))
+                where = Name(places) if counted is None else counted
+                args = [Name(v), *([array] if array is not None else []), where, Name(values)]
                 collected = COLLECTED_BY[adder]
                 after.append(Assign([v], CallX(Obj(collected, collected.__name__), args), loc=s.loc))
         for body in s.bodies():  # inner loops (and the loops of a backpropagator) collect other names
@@ -118,6 +125,49 @@ def _collectable(loop: Stmt) -> dict[str, tuple[object, Name | None]]:
         else:
             found[v] = (adder, None)
     return found
+
+
+def _counted_places(loop: Stmt, places: str, block: list[Stmt]) -> Name | None:
+    """The positions `for i in indices` counts (`indices = range(...)` or `positions(xs)` in the loop's block), if
+    each iteration appends its `i` to `places` once (`places.append(i)` directly in the body, the only append to
+    it, with nothing assigning `i` or `indices` or leaving the loop early): then the places are `indices` itself,
+    and the append goes. None otherwise."""
+    if not (isinstance(loop, For) and isinstance(loop.iter, Name) and loop.target.isidentifier()):
+        return None
+    made = [s.value for s in block if isinstance(s, Assign) and s.targets == [loop.iter.id]]
+    if not (len(made) == 1 and any(is_call_of(made[0], f) for f in (range, sequences.positions))):
+        return None
+    appends = [s for s in walk(loop.body) if _appends_to(s, places)]
+    own = [s for s in loop.body if any(s is a for a in appends)]
+    if len(appends) != 1 or len(own) != 1:
+        return None
+    (arg,) = own[0].value.args
+    if not (isinstance(arg, Name) and arg.id == loop.target):
+        return None
+    inner = [s for s in walk(loop.body) if s is not own[0]]
+    if any(isinstance(s, Break) for s in _this_loop(loop.body)) or any(
+        loop.target in s.binds() or loop.iter.id in s.binds() for s in inner
+    ):
+        return None
+    loop.body.remove(own[0])
+    return loop.iter
+
+
+def _appends_to(s: Stmt, places: str) -> bool:
+    """`places.append(...)`."""
+    f = s.value.func if isinstance(s, Do) and isinstance(s.value, CallX) else None
+    return isinstance(f, Attr) and f.attr == "append" and isinstance(f.value, Name) and f.value.id == places
+
+
+def _this_loop(stmts: list[Stmt]) -> list[Stmt]:
+    """The statements of a loop's body outside the loops nested in it (where a `break` leaves this loop)."""
+    out = []
+    for s in stmts:
+        out.append(s)
+        if not isinstance(s, (For, While, Replay, Def)):
+            for body in s.bodies():
+                out += _this_loop(body)
+    return out
 
 
 def _to_appends(stmts: list[Stmt], v: str, places: str, values: str) -> None:

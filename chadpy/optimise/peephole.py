@@ -29,7 +29,7 @@ from ..ir.types import INT, Arr, Float, VType
 from ..runtime import array_cotangents, cotangents
 from ..runtime import numpy as numpy_runtime
 from ..runtime.arrays import element_count
-from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp
+from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp, is_call_of
 from ..target.statements import (
     Accum,
     Assign,
@@ -90,17 +90,13 @@ def _add(s: Accum) -> Stmt:
     name, value = Name(s.name), s.value
     if isinstance(value, DictX) and len(value.keys) == 1:  # add(dxs, {k: v})
         added = CallX(Obj(cotangents.add_at, "add_at"), [name, value.keys[0], value.values[0]])
-    elif isinstance(value, CallX) and calls(value, array_cotangents.index_ct):
+    elif isinstance(value, CallX) and is_call_of(value, array_cotangents.index_ct):
         added = CallX(Obj(array_cotangents.add_index, "add_index"), [name, *value.args])
-    elif isinstance(value, CallX) and calls(value, numpy_runtime.matmul_ct_a) and not value.keywords:
+    elif isinstance(value, CallX) and is_call_of(value, numpy_runtime.matmul_ct_a) and not value.keywords:
         added = CallX(Obj(numpy_runtime.add_matmul_ct_a, "add_matmul_ct_a"), [name, *value.args])
     else:
         return s  # printed as `name = add(name, value)`
     return Assign([s.name], added, comment=s.comment, loc=s.loc)
-
-
-def calls(e: Expr, fn: object) -> bool:
-    return isinstance(e, CallX) and isinstance(e.func, Obj) and e.func.obj is fn
 
 
 # ------------------------------------------------------------------ 3. shapes
@@ -139,7 +135,7 @@ class Shapes:
             return self.scalar(e.left) and self.scalar(e.right)
         if isinstance(e, UnaryOp) and e.op == "-":
             return self.scalar(e.operand)
-        if calls(e, element_count):
+        if is_call_of(e, element_count):
             return True
         return isinstance(e, Name) and isinstance(self.types.get(e.id), Float)
 
@@ -168,7 +164,7 @@ class Shapes:
 
     def simpler(self, e: Expr) -> Expr:
         if (
-            (calls(e, array_cotangents.unbroadcast) or calls(e, array_cotangents.dense))
+            (is_call_of(e, array_cotangents.unbroadcast) or is_call_of(e, array_cotangents.dense))
             and len(e.args) == 2
             and not e.keywords
         ):
@@ -192,7 +188,7 @@ def merge_one_hots(stmts: list[Stmt], types: dict[str, VType]) -> list[Stmt]:
     def key(s: Stmt) -> tuple | None:
         """(dx, x, i) of `dx = add_index(dx, v, x, i)`: v the float cotangent of x[i], x a vector, i an int,
         v a name bound once (so it means the same further on)."""
-        if not (isinstance(s, Assign) and len(s.targets) == 1 and calls(s.value, array_cotangents.add_index)):
+        if not (isinstance(s, Assign) and len(s.targets) == 1 and is_call_of(s.value, array_cotangents.add_index)):
             return None
         ct, value, *where = s.value.args
         if not (isinstance(ct, Name) and ct.id == s.targets[0] and all(isinstance(e, Name) for e in (value, *where))):
@@ -260,7 +256,7 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
 def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
     """e is `tuple_part(v, k, zero)` of a literal v with a literal key k."""
     return (
-        calls(e, cotangents.tuple_part)
+        is_call_of(e, cotangents.tuple_part)
         and len(e.args) == 3
         and isinstance(e.args[0], Name)
         and e.args[0].id in literals

@@ -23,9 +23,9 @@ from typing import NamedTuple
 from ..ir.types import Float, VType
 from ..runtime import array_cotangents, reductions
 from ..runtime.arrays import element_count
-from ..target.expressions import BinOp, CallX, Expr, Lit, Name, UnaryOp, call
+from ..target.expressions import BinOp, CallX, Expr, Lit, Name, UnaryOp, call, is_call_of
 from ..target.statements import Assign, Def, map_exprs, map_statement_exprs, walk
-from .peephole import Shapes, calls
+from .peephole import Shapes
 
 _MEETS = {"+", "-", "*", "/"}  # elementwise arithmetic where a number may stand for an array of it
 
@@ -78,20 +78,20 @@ class _Uniforms:
         first, like = e.args[0], e.args[1]
         rest = e.args[2:]
         whole = all(isinstance(a, Lit) for a in rest) and [a.value for a in rest] in ([], [None], [None, False])
-        if (calls(e, reductions.sum_ct) or calls(e, reductions.mean_ct)) and whole:
+        if (is_call_of(e, reductions.sum_ct) or is_call_of(e, reductions.mean_ct)) and whole:
             # the cotangent of a whole array's sum or mean is a number (or Zero), whatever its name's type
             if not (self.fixed(first) and self.fixed(like) and shapes.of(like) is not None):
                 return None
             if isinstance(first, Name):
                 self.numbers.add(first.id)
-            number = first if calls(e, reductions.sum_ct) else BinOp("/", first, call(element_count, like))
+            number = first if is_call_of(e, reductions.sum_ct) else BinOp("/", first, call(element_count, like))
             return _Uniform(number, like, shapes.of(like))
         u = self.of(first)
         if u is None or len(e.args) != 2 or not self.fixed(like) or shapes.of(like) is None:
             return None
-        if calls(e, array_cotangents.dense) and shapes.of(like) == u.shape:
+        if is_call_of(e, array_cotangents.dense) and shapes.of(like) == u.shape:
             return u._replace(like=like)
-        if calls(e, array_cotangents.unbroadcast):
+        if is_call_of(e, array_cotangents.unbroadcast):
             if shapes.of(like) == u.shape:
                 return u._replace(like=like)
             # summed down to an operand it was broadcast from: each of its elements stands for count(u) / count(x)

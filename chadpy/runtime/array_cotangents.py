@@ -439,11 +439,23 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
 
 
 @collects(add_index)
-def add_columns(ct: Any, x: np.ndarray, at: list, values: list) -> Any:
+def add_columns(ct: Any, x: np.ndarray, at: list | range, values: list) -> Any:
     """ct plus the one-hots values[k] of x at at[k], in order: a loop's `add_index` calls, collected
-    in two lists (`collect`). A float64 vector's floats at int places are a Scatter's columns as they are."""
-    one = Scatter(x.shape, _dtype_of(x))
+    in two lists (`collect`), or the values alone at the positions the loop counted (a range). A float64
+    vector's floats at int places are a Scatter's columns as they are; at a run of positions covering a
+    quarter of x or more, the values are written into a dense array (O(its size), within four times theirs)."""
     vector = x.ndim == 1 and x.dtype is _FLOAT64
+    if type(at) is range:
+        run = at.step == 1 and 0 <= at.start <= at.stop <= x.shape[0] and len(values) == len(at)
+        if run and vector and 4 * len(at) >= x.size and _REALS.issuperset(map(type, values)):
+            dense = np.zeros(x.shape) if len(at) < x.shape[0] else None
+            if dense is None:
+                dense = np.array(values, np.float64)
+            else:
+                dense[at.start : at.stop] = values
+            return dense if ct is Zero else ct + dense
+        at = list(at)
+    one = Scatter(x.shape, _dtype_of(x))
     if vector and _INTS.issuperset(map(type, at)) and _REALS.issuperset(map(type, values)):
         one.columns = at, values
     else:

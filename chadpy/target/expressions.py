@@ -232,6 +232,11 @@ def is_zero(e: object) -> bool:
     )
 
 
+def is_call_of(e: object, fn: object) -> bool:
+    """Whether e is a call of the outside function fn."""
+    return isinstance(e, CallX) and isinstance(e.func, Obj) and e.func.obj is fn
+
+
 def as_expr(o: object) -> Expr:
     return o if isinstance(o, Expr) else Lit(o)
 

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import chadpy as chad
+from chadpy.runtime.cost import measure
 from tests.support.fd import assert_grad_matches_fd, rand_array, rand_list
 from tests.support.programs import horner
 
@@ -71,6 +72,20 @@ def first_and_each(xs, w):
     return s
 
 
+def from_the_second(a, w):
+    s = 0.0
+    for i in range(1, len(a)):  # a run of positions that leaves out a[0]
+        s = s + a[i] * a[i] * w
+    return s
+
+
+def first_few(a):
+    s = 0.0
+    for i in range(3):  # three one-hots of a long vector: a Scatter, not a dense array
+        s = s + a[i] * a[i]
+    return s
+
+
 def rebound_array(a, w):
     s = 0.0
     for i in range(len(a)):
@@ -87,6 +102,8 @@ COLLECTED = [
     (matrix_rows, (rand_array(4, (4, 3), -0.5, 0.5), rand_array(5, 3)), (0, 1)),
     (horner, (rand_list(6, 7), 0.8), (0, 1)),
     (first_and_each, (rand_list(7, 6), 0.9), (0, 1)),
+    (from_the_second, (rand_array(9, 7), 0.6), (0, 1)),
+    (first_few, (rand_array(10, 20),), 0),
 ]
 KEPT = [(rebound_array, (rand_array(8, 6, -0.5, 0.5), 0.8), (0, 1))]
 
@@ -132,3 +149,32 @@ def test_horner_closed_form():
     n = len(coeffs)
     assert dc == pytest.approx([x ** (n - 1 - k) for k in range(n)], rel=1e-12)
     assert dx == pytest.approx(sum(c * (n - 1 - k) * x ** (n - 2 - k) for k, c in enumerate(coeffs[:-1])), rel=1e-12)
+
+
+def test_places_the_loop_counts_are_not_collected():
+    # `for i in indices` appending its own i once per iteration: the places are `indices`, no list of them
+    a = rand_array(1, 9)
+    assert "_at" not in chad.source(vector_sum, a, 0.7) and "_at" not in chad.source(from_the_second, a, 0.7)
+    # a loop that may stop early, or whose inner loop appends too, keeps its list of places
+    assert "_at.append(" in chad.source(until_large, np.linspace(0.5, 1.5, 12), 3.0)
+    assert "_at.append(" in chad.source(matrix_elements, rand_array(3, (3, 4)))
+
+
+def test_a_run_of_places_closed_form():
+    a = np.linspace(-1.0, 1.0, 7)
+    da, dw = chad.grad(from_the_second, argnums=(0, 1))(a, 0.6)
+    np.testing.assert_allclose(da, np.r_[0.0, 2.0 * 0.6 * a[1:]], rtol=1e-12)
+    assert dw == pytest.approx(np.sum(a[1:] ** 2), rel=1e-12)
+    long = np.linspace(0.5, 2.5, 20)
+    np.testing.assert_allclose(chad.grad(first_few)(long), np.r_[2.0 * long[:3], np.zeros(17)], rtol=1e-12)
+
+
+def test_an_iteration_costs_no_append_of_its_place():
+    # the cost model's bytecode count per iteration of vector_sum's gradient: 51 with the list of places
+    g = chad.grad(vector_sum, argnums=(0, 1))
+    opcodes = {}
+    for n in (100, 200):
+        a = np.linspace(-1.0, 1.0, n)
+        g(a, 0.7)
+        opcodes[n] = measure(lambda a=a: g(a, 0.7))[1].opcodes
+    assert (opcodes[200] - opcodes[100]) / 100 <= 45
