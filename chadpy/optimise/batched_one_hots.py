@@ -16,7 +16,9 @@ and one call after the loop adds them all, in the same order:
 (`array_cotangents.add_columns`: a float64 vector's float one-hots at int places become a Scatter's columns
 as they are; `cotangents.add_items`: a dict of the values when every key comes once.) Each iteration
 does O(1) work, and the call after the loop O(its items): the cost bound holds. The outermost loop
-that qualifies takes the whole nest: its inner loops append to the same lists.
+that qualifies takes the whole nest: its inner loops append to the same lists. Where the places are
+the loop's own counter, appended once per iteration (`for i in indices: ... dx_at.append(i)`), the
+call is given `indices` itself and the list of places goes (`_counted_places`).
 """
 
 from __future__ import annotations
