@@ -12,8 +12,10 @@ operand it was broadcast from (the number times how many elements each of the op
 negation, and multiplication or division by a number. The arrays of one number nobody reads any more
 are left to `dead`.
 
-The numbers are made of names assigned once (never an older value's) and literals; `0.0 * x` is not
-`Zero * x` (Zero absorbs inf and nan): a `Zero` cotangent stays `Zero` through every step, as the view did.
+The numbers are made of names assigned once (never an older value's) and literals. A `Zero` cotangent stays
+`Zero` through each step as the view did (`0.0 * x` is not `Zero * x`: Zero absorbs inf and nan), except `dense`,
+which makes zeros of it: there the number is `as_number(d)`, 0.0 for Zero, since what follows a `dense` may
+call NumPy on it (random programs, seeds 9227 and 10414: `np.divide` of a Zero in a Hessian-vector product).
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class _Uniforms:
         if u is None or len(e.args) != 2 or not self.fixed(like) or shapes.of(like) is None:
             return None
         if is_call_of(e, array_cotangents.dense) and shapes.of(like) == u.shape:
-            return u._replace(like=like)
+            return u._replace(number=call(array_cotangents.as_number, u.number), like=like)
         if is_call_of(e, array_cotangents.unbroadcast):
             if shapes.of(like) == u.shape:
                 return u._replace(like=like)

@@ -479,6 +479,13 @@ def dense(d: Any, like: Any) -> np.ndarray:
     return d if d.shape == shape else broadcast(d, shape)
 
 
+def as_number(d: Any) -> Any:
+    """The number at every element of `dense(u, a)`, u one number at every element (`optimise/uniform_cotangents.py`):
+    u itself, but Zero (no cotangent) is 0.0, as `dense` makes zeros of it (the rules after a `dense` may call NumPy
+    on it, which takes no Zero)."""
+    return 0.0 if d is Zero or d is None else d
+
+
 @reads_shape_only(1)
 def unbroadcast(d: Any, x: Any) -> Any:
     """Cotangent of operand `x` of a broadcasting elementwise operation, from the result's cotangent `d`."""

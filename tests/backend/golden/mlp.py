@@ -18,7 +18,7 @@ def mlp_chad(W1, b1, W2, x):
 # run: the backpropagator of mlp, cotangents of its parameters (slots W1=0, b1=1, W2=2, x=3)
 def mlp_bp(saved, d):
     y, W2, h, matmul_like, b1, W1, x = saved  # the values of the forward pass it reads
-    dy = d * y * 2.0  # line 30: return np.sum(y * y)
+    dy = as_number(d) * y * 2.0  # line 30: return np.sum(y * y)
     # line 29: y = W2 @ h
     dW2 = matmul_ct_a(dy, W2, h)
     dh = matmul_ct_b(dy, W2, h)
