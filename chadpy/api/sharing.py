@@ -101,23 +101,32 @@ def _bound(template: _Template, fn: types.FunctionType) -> Derivative:
 
 def _template(d: Derivative, fn: types.FunctionType) -> _Template | None:
     """The template of `d`, made for `fn`; None if its module refers to fn's cells other than by their arrays
-    (a statement run as written holds the cells themselves)."""
+    under the cells' own names (a statement run as written holds the cells themselves), or if a cell's array is
+    also what another name the derivative read holds (a global of the same array: rebinding would move both)."""
     names = fn.__code__.co_freevars
     closure = fn.__closure__ or ()
     cells = {id(c): name for name, c in zip(names, closure)}
     contents = [c.cell_contents for c in closure]
     arrays_by_id = {id(v): name for name, v in zip(names, contents) if _is_array(v)}
+    others = Watch({k: entry for k, entry in d.watch.entries.items() if id(entry[0]) not in cells})
+    if any(id(entry[2]) in arrays_by_id for entry in others.entries.values()):
+        return None
     arrays = {}
     for name, value in d.namespace.items():
-        if id(value) in arrays_by_id:
+        if id(value) in arrays_by_id and _named_after(name, arrays_by_id[id(value)]):
             arrays[name] = arrays_by_id[id(value)]
-        elif _holds_cells(value, cells, arrays_by_id):
-            return None
+        elif id(value) in arrays_by_id or _holds_cells(value, cells, arrays_by_id):
+            return None  # the array under another name (a partial's argument, say): not the cell's to rebind
     read = tuple(cells[id(entry[0])] for entry in d.watch.entries.values() if id(entry[0]) in cells)
-    others = Watch({k: entry for k, entry in d.watch.entries.items() if id(entry[0]) not in cells})
     kept = tuple(v for v in contents if not _is_array(v) and type(v) not in _VALUES)
     unbound = rebound(d, dict.fromkeys(arrays), Watch())
     return _Template(unbound, arrays, read, others, fn.__globals__, kept)
+
+
+def _named_after(name: str, variable: str) -> bool:
+    """Whether a module name is the one the back end gives a free variable's value: its name, or it with a number
+    (`names.Globals`)."""
+    return name == variable or name.startswith(variable + "_") and name[len(variable) + 1 :].isdigit()
 
 
 def _holds_cells(value: Any, cells: dict[int, str], arrays: dict[int, str]) -> bool:

@@ -171,3 +171,26 @@ def test_the_shared_derivative_keeps_no_array_of_a_closure(builds):
     del X
     gc.collect()
     assert alive() is None
+
+
+SHARED_DATA = np.array([1.0, 2.0, 3.0])
+
+
+def _reads_the_global(v):
+    return np.sum(SHARED_DATA * v)
+
+
+def make_both(data):
+    def f(v):
+        return np.sum(data * v) + _reads_the_global(v)
+
+    return f
+
+
+def test_a_cell_holding_a_global_array_leaves_the_global_as_it_is(builds):
+    # the first closure's cell holds the module's array: the derivative reads one object under two names, and
+    # rebinding the cell's for the next closure must not move the global's too
+    w = np.array([0.5, -1.0, 2.0])
+    np.testing.assert_allclose(chad.grad(make_both(SHARED_DATA))(w), 2.0 * SHARED_DATA)
+    other = np.array([10.0, 20.0, 30.0])
+    np.testing.assert_allclose(chad.grad(make_both(other))(w), other + SHARED_DATA)
