@@ -29,7 +29,17 @@ from ..ir.records import is_namedtuple
 from ..ir.types import BOTTOM, Arr, Dct, Float, Lst, Tup, VType, is_active, is_number, tangent_of
 from ..names import NameSupply
 from ..rules.registry import resolve
-from ..rules.tangents import BROADCAST_LIKE, INDEX, ITEM, PART_OR_NONE, TUPLE, ZEROS, Term, tangent_rule
+from ..rules.tangents import (
+    BROADCAST_LIKE,
+    INDEX,
+    ITEM,
+    JOINED_ZEROS,
+    PART_OR_NONE,
+    TUPLE,
+    ZEROS,
+    Term,
+    tangent_rule,
+)
 from ..runtime.scalar import UNASSIGNED
 
 
@@ -110,7 +120,11 @@ class _Transform:
         if isinstance(a, ir.Ref) and a.value is UNASSIGNED or source is BOTTOM:
             return ir.Ref("unassigned", UNASSIGNED)  # no value on this path (a join's): no tangent either, no object
         if not is_active(source) and not (isinstance(source, Tup) and isinstance(t, Tup)):
-            return ir.Const(0.0) if isinstance(t, Float) else self.fresh("zeros", ir.Prim(ZEROS, [a]))
+            # a value that carries none joined with a float or an array: a number's tangent is 0.0 (a bool's too,
+            # which `zeros_like_tangent` gives none), also where its type is only `object` (`v > 0.5 or s`)
+            if isinstance(t, Float) or isinstance(t, Arr) and is_number(source):
+                return ir.Const(0.0)
+            return self.fresh("zeros", ir.Prim(JOINED_ZEROS if isinstance(t, Arr) else ZEROS, [a]))
         if _same_tangent(source, t):
             return self.tangents[a.name]
         if isinstance(source, Tup) and isinstance(t, Tup) and len(source.items) == len(t.items):

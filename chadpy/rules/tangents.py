@@ -243,6 +243,9 @@ def _zeros_kind(t: VType) -> VType:
 # the zero tangent of a value: 0.0 for a float, a float array of zeros for an array, the same structure
 # for tuples, lists, dicts and objects, None where no derivative can flow (an int, a str)
 ZEROS = function(runtime.zeros_like_tangent, None, kind=lambda types, consts: _zeros_kind(types[0]))
+# the same where the value is one of a join's that carries derivatives as a float or an array: 0.0 for a bool or
+# an int too (a bool on one path of `v > 0.5 or a`)
+JOINED_ZEROS = function(runtime.joined_zeros, None, kind=lambda types, consts: _zeros_kind(types[0]))
 
 
 def _pow_base_tangent(m: Spelling, t: Term, a: Term, b: Term) -> Term:

@@ -27,6 +27,14 @@ def broadcast_like(v: Any, like: Any) -> Any:
     return np.array(np.broadcast_to(v, shape), dtype=float)
 
 
+def joined_zeros(x: Any) -> Any:
+    """The zero tangent of x where x is one of a join's values that carries derivatives as a float or an array
+    (`v > 0.5 or a`: a bool on one path): 0.0 for a number of any kind, `zeros_like_tangent` otherwise."""
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+        return 0.0
+    return zeros_like_tangent(x)
+
+
 def zeros_like_tangent(x: Any) -> Any:
     """The zero tangent of x: 0.0 for a number, float zeros for an array, the same structure for tuples, lists,
     dicts and objects, None where no derivative can flow (an int, a str, None)."""

@@ -322,3 +322,22 @@ def test_qr_of_a_wide_matrix_is_refused_in_forward_mode_as_in_reverse_mode():
         with pytest.raises(chad.ChadError, match="at least as many rows") as info:
             derivative()
         assert "q, r = np.linalg.qr(a)" in str(info.value)
+
+
+class _Config:
+    scale = 1.25
+
+
+def joins_a_bool_with_an_array(v0):
+    s2 = (v0[1] > 0.5 or _Config.scale) or v0  # a bool, a float or the array: typed object, then an array
+    arr0 = np.array([s2, v0[2], 0.5])
+    return np.sum(arr0) - arr0[-3]
+
+
+def test_a_bool_joined_with_an_array_has_the_tangent_zero():
+    """The bool's zero tangent in the join was None (`zeros_like_tangent` of a bool), and `-darr0[0]` raised a
+    TypeError out of the generated code (random programs, seed 11805); it is 0.0 (`joined_zeros`)."""
+    v, t = np.array([1.14, 0.56, 0.07]), np.array([1.0, -2.0, 3.0])
+    value, tangent = chad.jvp(joins_a_bool_with_an_array, (v,), (t,))
+    assert value == pytest.approx(0.5 + 0.07) and tangent == pytest.approx(3.0)
+    np.testing.assert_allclose(chad.grad(joins_a_bool_with_an_array)(v), [0.0, 0.0, 1.0])
