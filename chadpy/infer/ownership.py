@@ -38,8 +38,6 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
-import numpy as np
-
 from ..errors import UnsupportedSyntax
 from ..ir import nodes as ir
 from ..ir.types import (
@@ -57,6 +55,7 @@ from ..ir.types import (
     VType,
     is_active,
 )
+from ..read.source import same_data
 from ..rules.records import PUT_BACK, SET_FIELD
 from ..rules.scalar import READ_UNASSIGNED
 from ..rules.sequences import (
@@ -114,7 +113,7 @@ def check_outside_stores(specs: list) -> None:
             held = _root_object(spec.fn.pyfunc, root)
             for other in specs:
                 names, objects, originals = reads[id(other)]
-                read = root in names or any(_same_data(held, v) for v in objects)
+                read = root in names or held is not _NO_OBJECT and any(same_data(held, v) for v in objects)
                 reader = other.fn.name if other is not spec and read else next(iter(originals), None)
                 if reader is not None:
                     raise UnsupportedSyntax(
@@ -139,13 +138,6 @@ def _root_object(pyfunc: object, root: str) -> object:
         except ValueError:
             return _NO_OBJECT
     return pyfunc.__globals__.get(root, _NO_OBJECT)
-
-
-def _same_data(a: object, b: object) -> bool:
-    """Whether two outside objects are one, or arrays sharing memory (`b = a`, `c = a[:1]` at module level)."""
-    if a is _NO_OBJECT:
-        return False
-    return a is b or type(a) is type(b) is np.ndarray and np.may_share_memory(a, b)
 
 
 def _outside_reads(spec: object) -> tuple[set[str], list[object], list[str]]:

@@ -3,10 +3,10 @@ that number until it meets an array of its shape.
 
 `sum_ct(d, a)` is a zero-stride view of the number d in a's shape. What the backward pass does with it
 before it meets an array makes whole arrays of one repeated number: `dpower = unbroadcast(dense(dadded,
-added), power)`, then `dsub = dpower * 2 * sub` multiplies twice (Rosenbrock's `np.sum(100 * (...) ** 2)`:
-three of its thirteen whole-array operations). Where such an array of one number meets an array of its own
-shape in elementwise arithmetic (`_Shapes` says the shapes cannot differ), the number takes its place:
-`dsub = d * 2 * sub`, one multiplication of one array. The number follows the view through what keeps
+added), power)`, then `dsub = dpower * 2 * sub` multiplies twice (Rosenbrock's `np.sum(100 * (...) ** 2)`).
+Where such an array of one number meets an array of its own shape in elementwise arithmetic (`peephole.Shapes`
+says the shapes cannot differ), the number takes its place: `dsub = d * 2 * sub`, one multiplication of one
+array. The number follows the view through what keeps
 it one number: `dense` and `unbroadcast` to an array of its shape (the same number), `unbroadcast` to an
 operand it was broadcast from (the number times how many elements each of the operand's stands for),
 negation, and multiplication or division by a number. The arrays of one number nobody reads any more

@@ -106,6 +106,12 @@ def is_missing(value: object) -> bool:
     return value is _MISSING
 
 
+def same_data(a: object, b: object) -> bool:
+    """Whether two outside objects are one, or arrays sharing memory (`b = a`, `c = a[:1]` at module level): a
+    write through one is read through the other."""
+    return a is b or type(a) is type(b) is np.ndarray and np.may_share_memory(a, b)
+
+
 def parse_function(fn: types.FunctionType) -> ParsedFunction:
     """Read and parse the source of `fn`; its `def` is the tree's only statement."""
     if not isinstance(fn, types.FunctionType):

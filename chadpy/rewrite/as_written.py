@@ -24,12 +24,11 @@ import types
 from dataclasses import dataclass, field
 
 import gast
-import numpy as np
 
 from ..errors import UnsupportedSyntax
 from ..names import NameSupply
 from ..read import scope
-from ..read.source import ParsedFunction, Watch
+from ..read.source import ParsedFunction, Watch, same_data
 from ..runtime import records
 from .blocks import at, gast_name
 
@@ -403,8 +402,7 @@ def _holders(parsed: ParsedFunction, root: str, s: _Scope, context: list[scope.C
     for node, *_ in context:
         if not isinstance(node, gast.Name) or node.id in holders or node.id in s.local:
             continue
-        other = parsed.resolve(node.id, Watch())
-        if other is value or type(value) is type(other) is np.ndarray and np.may_share_memory(value, other):
+        if same_data(value, parsed.resolve(node.id, Watch())):
             holders.add(node.id)
     return holders
 

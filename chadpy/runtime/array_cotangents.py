@@ -448,10 +448,10 @@ def add_columns(ct: Any, x: np.ndarray, at: list | range, values: list) -> Any:
     if type(at) is range:
         run = at.step == 1 and 0 <= at.start <= at.stop <= x.shape[0] and len(values) == len(at)
         if run and vector and 4 * len(at) >= x.size and _REALS.issuperset(map(type, values)):
-            dense = np.zeros(x.shape) if len(at) < x.shape[0] else None
-            if dense is None:
+            if len(at) == x.shape[0]:
                 dense = np.array(values, np.float64)
             else:
+                dense = np.zeros(x.shape)
                 dense[at.start : at.stop] = values
             return dense if ct is Zero else ct + dense
         at = list(at)
