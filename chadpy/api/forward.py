@@ -9,7 +9,6 @@ of f at x along v; a Hessian is one product per input element.
 from __future__ import annotations
 
 import functools
-import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -25,11 +24,10 @@ from ..rules.registry import DERIVATIVE_HELPERS, written_in_python
 from ..runtime.tangents import from_columns, from_parts, tangent_size, unit_tangents, zeros_like_tangent
 from .conversions import tangent_from_user, tangent_to_user, to_user
 from .plans import (
-    CACHE_ATTR,
-    PRIMITIVE_CACHES,
     Place,
     Target,
     argument_positions,
+    cache_of,
     marked_derivative,
     shape_key,
     signature,
@@ -52,9 +50,7 @@ class ForwardPlan(NamedTuple):
 def forward_plan(target: Target, values: tuple, places: tuple[Place, ...]) -> ForwardPlan:
     """The cached forward form of `target` for these argument values, with tangents at `places`."""
     fn = target.fn
-    cache = fn.__dict__.setdefault(CACHE_ATTR, {}) if isinstance(fn, types.FunctionType) else None
-    if cache is None:
-        cache = PRIMITIVE_CACHES.setdefault(fn, {})
+    cache = cache_of(fn)
     key = ("forward", places, tuple(map(shape_key, values)))
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
@@ -131,9 +127,7 @@ def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...]
     """The cached reverse-over-forward derivative of `target` (tangents at `places`, the gradient with respect to
     the parameters `wrt`)."""
     fn = target.fn
-    cache = fn.__dict__.setdefault(CACHE_ATTR, {}) if isinstance(fn, types.FunctionType) else None
-    if cache is None:
-        cache = PRIMITIVE_CACHES.setdefault(fn, {})
+    cache = cache_of(fn)
     key = ("hvp", places, wrt, tuple(map(shape_key, values)))
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():

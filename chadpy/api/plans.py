@@ -214,7 +214,13 @@ class Plan(NamedTuple):
     places: tuple[Place, ...]
     floats: bool  # the places are all the parameters, in order, each given a Python float
     loc: Loc
-    cache: dict  # the function's derivative cache (its "last_sig" is what `source(f)` shows)
+
+
+def cache_of(fn: Callable) -> dict:
+    """The derivative cache of a function (on it) or a primitive; its "last_sig" is what `source(f)` shows."""
+    if isinstance(fn, types.FunctionType):
+        return fn.__dict__.setdefault(CACHE_ATTR, {})
+    return PRIMITIVE_CACHES.setdefault(fn, {})
 
 
 def plan_for(
@@ -222,10 +228,7 @@ def plan_for(
 ) -> Plan:
     """The cached derivative for these argument types, differentiated at `places` (built on first use);
     `shapes`: the values' `shape_key`s, if the caller has them."""
-    if isinstance(fn, types.FunctionType):
-        cache: dict = fn.__dict__.setdefault(CACHE_ATTR, {})
-    else:
-        cache = PRIMITIVE_CACHES.setdefault(fn, {})
+    cache = cache_of(fn)
     key = (places, shapes or tuple(map(shape_key, values)), simplify, stage)
     plan = cache.get(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
@@ -244,7 +247,6 @@ def plan_for(
             places,
             floats,
             d.loc,
-            cache,
         )
     cache["last_sig"] = plan.sig
     return plan

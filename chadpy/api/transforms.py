@@ -26,6 +26,7 @@ from .plans import (
     Place,
     PlansByShape,
     Target,
+    cache_of,
     marked_derivative,
     plan_for,
     scalar_seed,
@@ -101,6 +102,7 @@ def _gradient_function(
     target = target_of(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
     plans = PlansByShape(target, argnums, simplify, stage)
     bound, positional, by_type, by_shape = target.bound, plans.positional, plans.by_type, plans.by_shape
+    cache = cache_of(target.fn)  # held here, not by a plan: a plan in its own cache would be a reference cycle
     single = isinstance(argnums, int)
 
     @functools.wraps(unwrap(f), updated=())
@@ -114,7 +116,7 @@ def _gradient_function(
                 plan = by_type.get(tuple(map(type, values))) or by_shape.get(tuple(map(shape_key, values)))
             if plan is None or plan.watch and not plan.watch.still_valid():
                 plan, values = plans.new(args, kwargs, keyed)
-            plan.cache["last_sig"] = plan.sig
+            cache["last_sig"] = plan.sig
             result, saved = plan.forward(*values)
             if has_aux:
                 if not (isinstance(result, tuple) and len(result) == 2):

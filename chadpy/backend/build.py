@@ -49,10 +49,17 @@ class Derivative:
     namespace: dict[str, object] = field(default_factory=dict)  # the generated module's globals
 
     @functools.cached_property
-    def generated(self) -> tuple[str, ...]:
-        """The names of the functions its module defines."""
+    def functions(self) -> dict[str, types.FunctionType]:
+        """The functions its module defines, by name."""
         ns = self.namespace
-        return tuple(k for k, v in ns.items() if type(v) is types.FunctionType and v.__globals__ is ns)
+        return {k: v for k, v in ns.items() if type(v) is types.FunctionType and v.__globals__ is ns}
+
+    @functools.cached_property
+    def called(self) -> frozenset[str]:
+        """The names of its module's functions that its code calls by name (the others, the entry's two,
+        are reached through `forward` and `backward` alone)."""
+        read = set().union(*(_names(f.__code__) for f in self.functions.values()))
+        return frozenset(self.functions).intersection(read)
 
 
 def load(generated: Generated) -> Derivative:
@@ -73,13 +80,30 @@ def rebound(d: Derivative, names: dict[str, object], watch: Watch) -> Derivative
     """The same compiled derivative with some names of its module bound to other objects (a closure's arrays, made
     afresh: `api/sharing.py`): its functions again, over a copy of their module's globals. No compilation."""
     namespace = {**d.namespace, **names}
-    for name in d.generated:
-        value = d.namespace[name]
+    made = {}
+    for name, value in d.functions.items():
         again = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__, value.__closure__)
         again.__kwdefaults__, again.__qualname__ = value.__kwdefaults__, value.__qualname__
-        namespace[name] = again
-    forward, backward = namespace[d.forward.__name__], namespace[d.backward.__name__]
-    return Derivative(forward, backward, d.sig, d.result_type, d.loc, d.source, d.filename, watch, namespace)
+        made[name] = again
+        # only the functions called by name go into the module: one that holds its own module is a reference
+        # cycle, freed by the garbage collector's scans, not when the closure goes
+        if name in d.called:
+            namespace[name] = again
+        else:
+            namespace.pop(name, None)
+    forward, backward = made[d.forward.__name__], made[d.backward.__name__]
+    out = Derivative(forward, backward, d.sig, d.result_type, d.loc, d.source, d.filename, watch, namespace)
+    out.functions, out.called = made, d.called  # its module no longer holds them all
+    return out
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """The global names a code object and the code nested in it read."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names(const)
+    return names
 
 
 def origin(filename: str, lineno: int) -> Loc | None:

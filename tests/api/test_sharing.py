@@ -173,6 +173,24 @@ def test_the_shared_derivative_keeps_no_array_of_a_closure(builds):
     assert alive() is None
 
 
+def test_a_fresh_closure_and_its_gradient_leave_no_reference_cycle(builds):
+    # freed when the last reference goes, not by the collector's scans: a cycle per closure (a plan held by its own
+    # cache; the derivative's functions in the module they read) made every fresh closure pay for collections
+    X, y, w = _data(6)
+    chad.grad(make_loss(X, y))(w)  # the template
+    gc.collect()
+    gc.disable()
+    try:
+        for seed in range(3):
+            X, y, w = _data(seed)
+            np.testing.assert_allclose(chad.grad(make_loss(X, y))(w), least_squares_gradient(X, y, w), rtol=1e-12)
+            np.testing.assert_allclose(chad.grad(make_loss(X, y), argnums=0)(w), least_squares_gradient(X, y, w))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert builds[0] == 1
+
+
 SHARED_DATA = np.array([1.0, 2.0, 3.0])
 
 
