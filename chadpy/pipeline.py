@@ -36,6 +36,7 @@ from .ir.verify import verify
 from .lower import objects
 from .lower.lowerer import Lowerer
 from .optimise import simplify
+from .optimise.caller_accumulators import accumulate_into_callers
 from .read.fence import fence
 from .read.source import ParsedFunction, Watch, parse_function
 from .rewrite import as_written, assignments, blocks, copies, views
@@ -286,6 +287,12 @@ def lift_(c: Compilation) -> None:
     c.defs = [f for d, s in zip(c.defs, c.specs) for f in lift_backpropagators(d, s.backward, module)]
 
 
+def accumulate(c: Compilation) -> None:
+    """A callee's backpropagator adds into its caller's cotangent, not into one of its own that the caller merges."""
+    if c.simplify and c.stage.simplifiable:
+        c.defs = accumulate_into_callers(c.defs, {s.backward for s in c.specs} - {c.entry.backward})
+
+
 def codegen(c: Compilation) -> None:
     """Print the target program as Python, each part with the CHAD rule and the user's line it comes from."""
     source, bindings, origins = generate(c.defs, c.annotate)
@@ -300,6 +307,7 @@ PASSES = (
     Pass("returned_vectors", returned_vectors, "target"),
     *(Pass(name, _optimiser_pass(run), "target") for name, run in simplify.PASSES),
     Pass("lift", lift_, "target"),
+    Pass("accumulate", accumulate, "target"),
     Pass("codegen", codegen, "module"),
 )
 _AFTER_FRONT_END = PASSES[len(FRONT_END) :]

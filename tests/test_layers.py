@@ -91,6 +91,7 @@ STAGES = {
         "uniform_cotangents",
         "forward_sums",
         "simplify",
+        "caller_accumulators",  # after lifting: across the module's functions
     ],
     "backend": ["", "build", "codegen", "lift"],
     "pipeline": [""],  # every pass, in the order they run

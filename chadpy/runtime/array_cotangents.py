@@ -42,7 +42,7 @@ from .tangents import parts_of, tangent_size
 
 _FLOAT64 = np.dtype(np.float64)
 _REALS = frozenset({float, np.float64})  # the scalars a float64 vector's columns hold
-_INTS = frozenset({int})  # the places a float64 vector's columns hold
+_INTS = frozenset({int})  # what a column's place is made of
 _SLICING = (slice, type(Ellipsis), type(None))
 _FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 _INT_TYPES = frozenset({int, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
@@ -95,8 +95,9 @@ class Scatter:
     Its value is `base + sum of (zeros with value added at index)` over `items`. A value may
     itself be a Scatter (the cotangent of `x[i]` when `x[i]` was indexed again): `densify`
     composes int indices so that nested lookups `A[i][j]` stay O(1) per element. The commonest
-    items, a float at an int index of a float64 vector (a loop's `x[i]`), are kept apart in two
-    lists, `columns` = (indices, values): no tuple each, summed by one `np.add.at`, types known.
+    items, a float at one element of a float64 array (a loop's `x[i]`, a recursion's `A[i, j]`), are kept
+    apart in two lists, `columns` = (places, values), a place an int for a vector and a tuple of ints, one
+    per axis, otherwise: no tuple each, summed by one `np.add.at`, types known.
     """
 
     __slots__ = ("shape", "dtype", "base", "items", "owned", "columns")
@@ -109,7 +110,7 @@ class Scatter:
         self.base: Any = None
         self.items: list[tuple[Any, Any]] = []
         self.owned = False  # base is a full-shape array nobody else refers to (`writes.owned`): added in place
-        self.columns: tuple[list[int], list[float]] | None = None  # a float64 vector's one-hots, if any
+        self.columns: tuple[list[Any], list[float]] | None = None  # a float64 array's element one-hots, if any
 
     def count(self) -> int:
         """How many index contributions it holds."""
@@ -117,7 +118,12 @@ class Scatter:
 
     def _add_columns(self, out: np.ndarray) -> None:
         at, values = self.columns
-        np.add.at(out, np.array(at, np.intp), np.array(values, np.float64))
+        ndim = len(self.shape)
+        if ndim == 1:
+            where: Any = np.array(at, np.intp)
+        else:  # np.array of a list of tuples is many times slower: it finds the nesting first
+            where = tuple(np.fromiter(itertools.chain.from_iterable(at), np.intp, ndim * len(at)).reshape(-1, ndim).T)
+        np.add.at(out, where, np.array(values, np.float64))
 
     def _spill(self) -> None:
         """The columns as items (for code that reads items only)."""
@@ -416,13 +422,31 @@ def unpacked_ct(d: dict, x: np.ndarray) -> Any:
     return s if s.items else Zero
 
 
+def _element(index: Any, ndim: int) -> bool:
+    """Whether `index` names one element of an ndim-array by Python ints: a column's place."""
+    if ndim == 1:
+        return type(index) is int
+    return type(index) is tuple and len(index) == ndim and _INTS.issuperset(map(type, index))
+
+
+def _elements(places: list, ndim: int) -> bool:
+    """`_element` of each place, at C speed."""
+    if ndim == 1:
+        return _INTS.issuperset(map(type, places))
+    return (
+        {tuple} == set(map(type, places))
+        and {ndim} == set(map(len, places))
+        and _INTS.issuperset(map(type, itertools.chain.from_iterable(places)))
+    )
+
+
 @adds_into
 @reads_shape_only(2)
 def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
     """ct + index_ct(d, x, index), appending to ct's items when it is already a Scatter (a float at
-    an int index of a float64 vector to its columns: a loop's one-hots)."""
+    one element of a float64 array to its columns: a loop's or a recursion's one-hots)."""
     if type(ct) is Scatter:
-        if ct.columns is not None and type(d) in _REALS and type(index) is int:
+        if ct.columns is not None and type(d) in _REALS and _element(index, len(ct.shape)):
             at, values = ct.columns
             at.append(index)
             values.append(d)
@@ -430,7 +454,7 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
         if d is not Zero and d is not None and type(d) is not Scatter:
             ct.items.append((frozen(index), d))
             return ct
-    elif ct is Zero and type(d) in _REALS and type(index) is int and len(x.shape) == 1 and x.dtype is _FLOAT64:
+    elif ct is Zero and type(d) in _REALS and x.dtype is _FLOAT64 and _element(index, len(x.shape)):
         s = Scatter(x.shape, _FLOAT64)
         s.columns = [index], [d]
         return s
@@ -441,8 +465,8 @@ def add_index(ct: Any, d: Any, x: np.ndarray, index: Any) -> Any:
 @collects(add_index)
 def add_columns(ct: Any, x: np.ndarray, at: list | range, values: list) -> Any:
     """ct plus the one-hots values[k] of x at at[k], in order: a loop's `add_index` calls, collected
-    in two lists (`collect`), or the values alone at the positions the loop counted (a range). A float64
-    vector's floats at int places are a Scatter's columns as they are; at a run of positions covering a
+    in two lists (`collect`), or the values alone at the positions the loop counted (a range). Floats at
+    elements of a float64 array are a Scatter's columns as they are; at a run of positions covering a
     quarter of x or more, the values are written into a dense array (O(its size), within four times theirs)."""
     vector = x.ndim == 1 and x.dtype is _FLOAT64
     if type(at) is range:
@@ -455,10 +479,18 @@ def add_columns(ct: Any, x: np.ndarray, at: list | range, values: list) -> Any:
                 dense[at.start : at.stop] = values
             return dense if ct is Zero else ct + dense
         at = list(at)
-    one = Scatter(x.shape, _dtype_of(x))
-    if vector and _INTS.issuperset(map(type, at)) and _REALS.issuperset(map(type, values)):
+    if x.dtype is _FLOAT64 and _elements(at, x.ndim) and _REALS.issuperset(map(type, values)):
+        if type(ct) is Scatter:  # x's cotangent: its columns take these as they are, no Scatter to merge
+            if ct.columns is None:
+                ct.columns = at, values
+            else:
+                ct.columns[0].extend(at)
+                ct.columns[1].extend(values)
+            return ct
+        one = Scatter(x.shape, _FLOAT64)
         one.columns = at, values
     else:
+        one = Scatter(x.shape, _dtype_of(x))
         one.items = [(frozen(i), v) for i, v in zip(at, values) if v is not Zero and v is not None]
         if not one.items:
             return ct

@@ -117,3 +117,12 @@ def tuple_part(d: object, k: object, zero: object) -> object:
     if d is Zero:
         return zero
     return d.get(k, zero)
+
+
+def with_parts(into: object, parts: dict) -> object:
+    """The dict cotangent `into` with `parts` in place of its entries, each part having been added onto into's
+    (a callee's accumulators, started from its caller's cotangent: `optimise/caller_accumulators.py`)."""
+    if into is Zero:
+        return parts
+    into.update(parts)
+    return into

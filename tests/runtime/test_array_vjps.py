@@ -16,7 +16,15 @@ from chadpy.api.conversions import to_user_array
 from chadpy.runtime import array_cotangents, arrays
 from chadpy.runtime import cotangents as runtime
 from chadpy.runtime import writes as buffers
-from chadpy.runtime.array_cotangents import Scatter, add_index, dense, index_ct, ndarray_of, unbroadcast
+from chadpy.runtime.array_cotangents import (
+    Scatter,
+    add_columns,
+    add_index,
+    dense,
+    index_ct,
+    ndarray_of,
+    unbroadcast,
+)
 from chadpy.runtime.cotangents import Zero, add
 from chadpy.runtime.numpy import (
     clip_ct,
@@ -499,6 +507,45 @@ def test_a_vectors_one_hots_in_columns_sum_like_items():
     nested = index_ct(add_index(index_ct(1.5, A[2], 1), 2.5, A[2], 3), A, 2)  # A[2][1], A[2][3]
     np.testing.assert_array_equal(nested.densify()[2], [0.0, 1.5, 0.0, 2.5])
     assert add_index(Zero, 1.0, np.zeros(3, np.float32), 0).columns is None  # float32: items, NumPy's casting
+
+
+def test_a_matrixs_element_one_hots_in_columns_sum_like_items():
+    """Float one-hots at (i, j) elements of a float64 matrix (a recursion's `A[i, cols[j]]`) go to the columns
+    as they are, from add_index and add_columns alike; a row, a number at a row (a uniform cotangent), an index of
+    NumPy ints or of the wrong length stay items. Every way of reading the Scatter sees both."""
+    A = np.zeros((3, 4))
+    expected = np.zeros((3, 4))
+    s = Zero
+    for index, v in [((0, 1), 0.5), ((2, -1), np.float64(2.0)), ((0, 1), 1.25)]:
+        s = add_index(s, v, A, index)
+        expected[index] += v
+    assert s.columns is not None and s.items == []
+    s = add_columns(s, A, [(1, 2), (0, 1), (-1, 0)], [4.0, 8.0, 16.0])
+    for index, v in [((1, 2), 4.0), ((0, 1), 8.0), ((-1, 0), 16.0)]:
+        expected[index] += v
+    assert len(s.columns[0]) == 6 and s.items == []
+    s = add_index(s, 3.0, A, 1)  # a number at every element of row 1
+    s = add_index(s, np.ones(4), A, 2)  # a row
+    s = add_index(s, 5.0, A, (np.int64(0), 3))
+    expected[1] += 3.0
+    expected[2] += 1.0
+    expected[0, 3] += 5.0
+    assert len(s.columns[0]) == 6 and len(s.items) == 3
+    np.testing.assert_array_equal(s.densify(), expected)
+    np.testing.assert_array_equal(runtime.scaled(s, -2.0), -2.0 * expected)
+    other = add_columns(Zero, A, [(0, 0)], [7.0])
+    total = other + s
+    expected[0, 0] += 7.0
+    np.testing.assert_array_equal(total.densify(), expected)
+    total._spill()
+    assert total.columns is None
+    np.testing.assert_array_equal(total.densify(), expected)
+    buffer = buffers.owned(add_index(Zero, 1.0, A, (1, 1)), A)
+    buffer.fold()
+    expected = np.zeros((3, 4))
+    expected[1, 1] = 1.0
+    np.testing.assert_array_equal(buffer.base, expected)
+    assert add_columns(Zero, A, [(0,)], [1.0]).columns is None  # not one index per axis
 
 
 @pytest.mark.parametrize("dtypes", [("float64", "float64"), ("float32", "float64"), ("float32", "float32")])
