@@ -287,7 +287,7 @@ def lift_(c: Compilation) -> None:
     c.defs = [f for d, s in zip(c.defs, c.specs) for f in lift_backpropagators(d, s.backward, module)]
 
 
-def accumulate(c: Compilation) -> None:
+def into_callers(c: Compilation) -> None:
     """A callee's backpropagator adds into its caller's cotangent, not into one of its own that the caller merges."""
     if c.simplify and c.stage.simplifiable:
         c.defs = accumulate_into_callers(c.defs, {s.backward for s in c.specs} - {c.entry.backward})
@@ -307,7 +307,7 @@ PASSES = (
     Pass("returned_vectors", returned_vectors, "target"),
     *(Pass(name, _optimiser_pass(run), "target") for name, run in simplify.PASSES),
     Pass("lift", lift_, "target"),
-    Pass("accumulate", accumulate, "target"),
+    Pass("into_callers", into_callers, "target"),
     Pass("codegen", codegen, "module"),
 )
 _AFTER_FRONT_END = PASSES[len(FRONT_END) :]

@@ -15,6 +15,9 @@
 
 5. `literal_parts`: `dr = {1: dn}` read only as `tuple_part(dr, 1, 0.0)` (a loop's `break`
    status pair) reads `dn` instead.
+6. `closure_tuples`: a function value read only for its captured values, `f = Closure('f', (a,))`
+   read as `f.env` (its code's calls), is the tuple `f = (a,)`: Section 9's closure-converted value
+   as it is, with no object to make (a recursion made one per call).
 
 Each keeps every value the same: only code that computes nothing new is left out.
 """
@@ -29,7 +32,8 @@ from ..ir.types import INT, Arr, Float, VType
 from ..runtime import array_cotangents, cotangents
 from ..runtime import numpy as numpy_runtime
 from ..runtime.arrays import element_count
-from ..target.expressions import BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp, is_call_of
+from ..runtime.closures import Closure
+from ..target.expressions import Attr, BinOp, CallX, DictX, Expr, Lit, Name, Obj, UnaryOp, is_call_of
 from ..target.statements import (
     Accum,
     Assign,
@@ -48,7 +52,7 @@ from ..target.statements import (
 
 
 def tidy(fn: Def, types: dict[str, VType] | None = None) -> Def:
-    stmts = literal_parts(accumulate(empty_branches([fn])))
+    stmts = closure_tuples(literal_parts(accumulate(empty_branches([fn]))))
     if types and any(isinstance(t, Arr) for t in types.values()):  # 3 and 4 are about arrays only
         stmts = merge_one_hots(same_shapes(stmts, types), types)
     return stmts[0]
@@ -262,3 +266,39 @@ def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
         and e.args[0].id in literals
         and isinstance(e.args[1], Lit)
     )
+
+
+# ------------------------------------------------------------------ 6. function values as their captured values
+
+
+def closure_tuples(stmts: list[Stmt]) -> list[Stmt]:
+    bound = Counter(n for s in walk(stmts) for n in s.binds())
+    made = {
+        s.targets[0]
+        for s in walk(stmts)
+        if isinstance(s, Assign) and len(s.targets) == 1 and is_call_of(s.value, Closure) and bound[s.targets[0]] == 1
+    }
+    if not made:
+        return stmts
+    envs = Counter(e.value.id for e in iter_exprs(stmts) if _env_of(e, made))
+    reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
+    reads.update(n for s in walk(stmts) for n in s.reads())
+    made = {v for v in made if reads[v] == envs[v]}  # read only as `v.env`
+
+    def read(e: Expr) -> Expr:
+        return e.value if _env_of(e, made) else e
+
+    def as_tuples(body: list[Stmt]) -> list[Stmt]:
+        return [
+            replace(s, value=s.value.args[1])
+            if isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in made
+            else s
+            for s in body
+        ]
+
+    return lists_bottom_up(map_statement_exprs(stmts, lambda e: map_exprs(e, read)), as_tuples)
+
+
+def _env_of(e: Expr, made: set[str]) -> bool:
+    """e is `v.env` of a function value v in `made`."""
+    return isinstance(e, Attr) and e.attr == "env" and isinstance(e.value, Name) and e.value.id in made

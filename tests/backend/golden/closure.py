@@ -1,9 +1,9 @@
 # D[closure]: the primal result and what its backpropagator reads
 def closure_chad(x, a):
-    g = Closure('g', (a,))  # line 41: g = lambda t: a * t * t
+    g = (a,)  # line 41: g = lambda t: a * t * t
     # line 42: return g(x) + g(2.0)
-    g_1, g_1_saved = g_chad(g.env, x)
-    g_2, g_2_saved = g_chad_1(g.env, 2.0)
+    g_1, g_1_saved = g_chad(g, x)
+    g_2, g_2_saved = g_chad_1(g, 2.0)
     added = g_1 + g_2
     return (added, (g_2_saved, g_1_saved))
 

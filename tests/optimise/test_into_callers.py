@@ -1,4 +1,4 @@
-"""A callee's backpropagator adds into its caller's cotangent (`accumulate`, optimise/caller_accumulators.py):
+"""A callee's backpropagator adds into its caller's cotangent (`into_callers`, optimise/caller_accumulators.py):
 `dminor, _, _ = minor_bp(saved, d, dminor)`, not a cotangent of its own that the caller merges.
 
 Gradients are checked against closed forms and central differences; the objects saved are counted (sparse
