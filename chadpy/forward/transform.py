@@ -365,7 +365,7 @@ class _Transform:
         if isinstance(result, Arr) and (out.atom is not None or op.elementwise and _may_broadcast(self, e.args)):
             # the result's shape, and never the same array as an argument's tangent
             out = Term(BROADCAST_LIKE, [out, y])
-        inplace = e.inplace and out.head is op and bool(out.args) and out.args[0].atom is not None
+        inplace = e.inplace and out.head is op and bool(out.args)  # a fresh zeros too: the update writes into it
         if e.inplace and not _reads(out, y):
             self.tangents[target] = self.emit(out, "d" + target, {}, inplace)
             self.let(target, e)

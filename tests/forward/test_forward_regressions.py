@@ -341,3 +341,34 @@ def test_a_bool_joined_with_an_array_has_the_tangent_zero():
     value, tangent = chad.jvp(joins_a_bool_with_an_array, (v,), (t,))
     assert value == pytest.approx(0.5 + 0.07) and tangent == pytest.approx(3.0)
     np.testing.assert_allclose(chad.grad(joins_a_bool_with_an_array)(v), [0.0, 0.0, 1.0])
+
+
+def appends_to_an_empty_list(v0):
+    rows = []
+    rows.append([v0[2], np.std(v0)])
+    return sum(rows[0])
+
+
+def test_a_tangent_appended_to_fresh_zeros_is_an_update_in_place():
+    """The tangent of `rows.append(r)` appends to a fresh zeros list; marked as no update, the outer forward pass of
+    a second derivative read that list after the append changed it, and jvp(grad f) was 0 where hvp was not (random
+    programs, seed 13621, also at the session's first commit): a silent wrong answer."""
+    v, e = np.array([-1.09, 1.30, -0.94]), np.array([1.0, 0.0, 0.0])
+    hvp = chad.hvp(appends_to_an_empty_list, (v,), (e,))
+    _, jvp_of_grad = chad.jvp(chad.grad(appends_to_an_empty_list), (v,), (e,))
+    np.testing.assert_allclose(jvp_of_grad, hvp, rtol=1e-12)
+    h = 1e-6
+    g = chad.grad(appends_to_an_empty_list)
+    np.testing.assert_allclose(hvp, (g(v + h * e) - g(v - h * e)) / (2 * h), rtol=1e-6, atol=1e-8)
+    assert abs(hvp[0]) > 0.1
+    assert chad.jvp(_slope_of_a_square_appended, (0.7,), (1.0,))[1] == pytest.approx(2.0, rel=1e-12)  # was 0.0
+
+
+def _square_appended(x):
+    rows = []
+    rows.append([x * x])
+    return sum(rows[0])
+
+
+def _slope_of_a_square_appended(x):
+    return chad.jvp(_square_appended, (x,), (1.0,))[1]
