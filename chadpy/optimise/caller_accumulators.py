@@ -8,9 +8,9 @@ and the merges cost more than the additions they carried. Cotangents are used af
 
 Component k of a backpropagator's returned tuple takes its caller's cotangent (a parameter `into_k`)
 when it is
-- an accumulator: a name set at the top of the body (`a = e`), after that only added to (`a = add(a, e)`,
+- an accumulator: a name set to zero at the top of the body, after that only added to (`a = add(a, e)`,
   `a += e`, `a = add_index(a, ...)`: `facts.adds_into`, `facts.collects`) and returned; it then starts
-  as `into_k` (`add(into_k, e)` if `e` is not zero); or
+  as `into_k`; or
 - a dict of accumulators set once (`denv = {0: a}`, a closure's environment): each starts at its entry
   of `into_k` (`tuple_part`), and the dict is `into_k` with them in place (`with_parts`).
 
@@ -107,8 +107,9 @@ def _set_once(body: list[Stmt], name: str) -> Assign | None:
 
 
 def _accumulator(body: list[Stmt], name: str, made: Assign | None, users: list[Stmt]) -> bool:
-    """Whether `name` is set by `made`, then only added to, and read otherwise only by `users`."""
-    if made is None:
+    """Whether `name` is set to zero by `made`, then only added to, and read otherwise only by `users` (one set to a
+    value first would add the caller's cotangent to it, as the caller did: nothing gained)."""
+    if made is None or not is_zero(made.value):
         return False
     for s in walk(body):
         if s is made or s in users or name not in _own_mentions(s):
@@ -153,8 +154,8 @@ def _started_from_callers(d: Def, parts: Parts) -> Def:
 
 
 def _started(made: Assign, into: Expr) -> Assign:
-    """`a = e` as `a = into` (e zero) or `a = add(into, e)`."""
-    return replace(made, value=into if is_zero(made.value) else call(add, into, made.value))
+    """`a = Zero` as `a = into`."""
+    return replace(made, value=into)
 
 
 _ZERO = Obj(Zero, "Zero")
