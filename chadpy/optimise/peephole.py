@@ -272,14 +272,15 @@ def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
 
 
 def closure_tuples(stmts: list[Stmt]) -> list[Stmt]:
-    bound = Counter(n for s in walk(stmts) for n in s.binds())
     made = {
         s.targets[0]
         for s in walk(stmts)
-        if isinstance(s, Assign) and len(s.targets) == 1 and is_call_of(s.value, Closure) and bound[s.targets[0]] == 1
+        if isinstance(s, Assign) and len(s.targets) == 1 and is_call_of(s.value, Closure)
     }
-    if not made:
+    if not made:  # the common case: one walk
         return stmts
+    bound = Counter(n for s in walk(stmts) for n in s.binds())
+    made = {v for v in made if bound[v] == 1}
     envs = Counter(e.value.id for e in iter_exprs(stmts) if _env_of(e, made))
     reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
     reads.update(n for s in walk(stmts) for n in s.reads())
