@@ -365,7 +365,10 @@ class _Transform:
         if isinstance(result, Arr) and (out.atom is not None or op.elementwise and _may_broadcast(self, e.args)):
             # the result's shape, and never the same array as an argument's tangent
             out = Term(BROADCAST_LIKE, [out, y])
-        inplace = e.inplace and out.head is op and bool(out.args)  # a fresh zeros too: the update writes into it
+        # a resizing update of a fresh zeros (`append(zeros_like_tangent(xs), dv)`) is one in place too: read after it,
+        # as a second derivative's forward pass would, the zeros would have the new length
+        fresh = bool(out.args) and out.args[0].atom is None
+        inplace = e.inplace and out.head is op and bool(out.args) and (not fresh or op.resizes)
         if e.inplace and not _reads(out, y):
             self.tangents[target] = self.emit(out, "d" + target, {}, inplace)
             self.let(target, e)

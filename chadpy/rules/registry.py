@@ -106,6 +106,7 @@ class Primitive:
     # (`max(a, b)`); "unknown" anything (a call chadpy cannot read may also keep its arguments).
     aliases: str = ""
     logged: bool = False  # updates in place, logged: its call takes the function's `runtime.writes.Writes` last
+    resizes: bool = False  # updates its first argument, a list, in place and changes its length (`append`)
     statement: object = None  # a statement run as written (`rewrite/as_written.AsWritten`): what it stores where
     # Argument lists where tests/test_rules.py checks `vjp` against finite differences: `Reals` are
     # sampled, other values are passed as they are (a list of `Reals` is a list of sampled values).

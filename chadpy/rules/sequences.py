@@ -248,6 +248,7 @@ LIST_APPEND = Primitive(
     saves=lambda y, xs, v: call(len, y) - 1,
     containers=True,  # the new element's position (later appends keep it)
     jvp=linear(0, 1),
+    resizes=True,
 )
 # The other in-place updates (`updates.py` lowers them; `ownership` checks them). Each returns the changed
 # container; a rule that needs where its element went saves it after the update.
@@ -260,6 +261,7 @@ LIST_EXTEND = Primitive(
     saves=lambda y, xs, ys: call(len, y) - call(len, ys),  # `updates` never passes xs as ys
     containers=True,
     jvp=linear(0, 1),
+    resizes=True,
 )
 LIST_INSERT = Primitive(
     "insert",
@@ -270,6 +272,7 @@ LIST_INSERT = Primitive(
     saves=lambda y, xs, i, v: call(runtime.inserted_position, y, i),
     containers=True,
     jvp=linear(0, 2),
+    resizes=True,
 )
 POP = Primitive(
     "pop",
@@ -281,6 +284,7 @@ POP = Primitive(
     containers=True,
     logged=True,
     jvp=linear(0),
+    resizes=True,
 )
 DICT_STORE = Primitive(
     "store",

@@ -372,3 +372,22 @@ def _square_appended(x):
 
 def _slope_of_a_square_appended(x):
     return chad.jvp(_square_appended, (x,), (1.0,))[1]
+
+
+def updates_an_element_of_a_list_in_a_dict(x1, x2):
+    parts = {}
+    parts["b"] = [0.0] * 3
+    parts["w"] = [x2, 0.5]
+    for i in range(3):
+        parts["b"][i] -= x2 * x1
+    return sum(parts["b"]) * x1
+
+
+def test_a_tangent_stored_into_fresh_zeros_keeps_second_derivatives():
+    """Marking every update of a fresh zeros as in place (the fix above) made ownership refuse the second derivative
+    of an element's element update (random programs, seeds 392 and 1179, right before it); only updates that change
+    a list's length (`Primitive.resizes`) are marked so."""
+    _, jvp_of_grad = chad.jvp(chad.grad(updates_an_element_of_a_list_in_a_dict, argnums=0), (0.7, 1.3), (1.0, 0.0))
+    assert jvp_of_grad == pytest.approx(-6 * 1.3, rel=1e-12)  # f = -3 x2 x1^2: d2f/dx1^2 = -6 x2
+    hvp = chad.hvp(updates_an_element_of_a_list_in_a_dict, (0.7, 1.3), (1.0, 0.0), argnums=(0, 1))
+    assert hvp[0] == pytest.approx(-6 * 1.3, rel=1e-12)
