@@ -24,7 +24,20 @@ from __future__ import annotations
 from ..runtime.cotangents import Zero, add, tuple_part, with_parts
 from ..runtime.facts import ADDS_INTO, COLLECTED_BY
 from ..target.expressions import CallX, DictX, Expr, Name, Obj, TupleX, call, is_call_of, is_zero
-from ..target.statements import Accum, Assign, Def, Return, Stmt, iter_exprs, replace, walk
+from ..target.statements import (
+    Accum,
+    Assign,
+    Def,
+    Return,
+    Stmt,
+    expr_names,
+    iter_exprs,
+    mentioned,
+    names_in,
+    nested,
+    replace,
+    walk,
+)
 
 
 def accumulate_into_callers(defs: list[Def], backpropagators: set[str]) -> list[Def]:
@@ -92,7 +105,7 @@ def _dict_of_accumulators(body: list[Stmt], made: Assign, last: Return) -> bool:
     if any(name in _own_mentions(s) for s in walk(body) if s is not made and s is not last):
         return False
     after = body[body.index(made) + 1 :]
-    if any(a in _mentions(s) for s in after for a in ids):
+    if any(a in mentioned(s) for s in after for a in ids):
         return False
     return all(_accumulator(body, a, _set_once(body, a), [made]) for a in ids)
 
@@ -100,8 +113,8 @@ def _dict_of_accumulators(body: list[Stmt], made: Assign, last: Return) -> bool:
 def _set_once(body: list[Stmt], name: str) -> Assign | None:
     """The top-level statement `name = e` that first mentions `name`, if the first that does is one."""
     for s in body:
-        if name in _mentions(s):
-            ok = isinstance(s, Assign) and s.targets == [name] and not _reads(s, name)
+        if name in mentioned(s):
+            ok = isinstance(s, Assign) and s.targets == [name] and name not in expr_names(s)
             return s if ok else None
     return None
 
@@ -122,7 +135,7 @@ def _accumulator(body: list[Stmt], name: str, made: Assign | None, users: list[S
 def _adds_to(s: Stmt, name: str) -> bool:
     """`name = f(name, e...)` for an addition f, or `name += e`, with `name` nowhere in the e's."""
     if isinstance(s, Accum):
-        return s.name == name and name not in _names(s.value)
+        return s.name == name and name not in names_in(s.value)
     if not (isinstance(s, Assign) and s.targets == [name] and isinstance(s.value, CallX) and s.value.args):
         return False
     fn = s.value.func.obj if isinstance(s.value.func, Obj) else None
@@ -132,7 +145,7 @@ def _adds_to(s: Stmt, name: str) -> bool:
         and isinstance(first, Name)
         and first.id == name
         and not s.value.keywords
-        and all(name not in _names(e) for e in rest)
+        and all(name not in names_in(e) for e in rest)
     )
 
 
@@ -146,16 +159,11 @@ def _started_from_callers(d: Def, parts: Parts) -> Def:
         if is_dict:
             for key, a in zip(made.value.keys, made.value.values):
                 start = _set_once(d.body, a.id)
-                body[at[id(start)]] = _started(start, call(tuple_part, into, key, _ZERO))
+                body[at[id(start)]] = replace(start, value=call(tuple_part, into, key, _ZERO))
             body[at[id(made)]] = replace(made, value=call(with_parts, into, made.value))
         else:
-            body[at[id(made)]] = _started(made, into)
+            body[at[id(made)]] = replace(made, value=into)
     return replace(d, params=[*d.params, *(f"into_{k}" for k in parts)], body=body)
-
-
-def _started(made: Assign, into: Expr) -> Assign:
-    """`a = Zero` as `a = into`."""
-    return replace(made, value=into)
 
 
 _ZERO = Obj(Zero, "Zero")
@@ -202,7 +210,7 @@ def _calls_passing(
             continue
         callee = _call_statement(s)
         if callee not in starts:
-            out.append(s.map(_same, _same, lambda b: _calls_passing(b, starts, counts, accumulating)))
+            out.append(nested(s, lambda b: _calls_passing(b, starts, counts, accumulating)))
             continue
         count, parts = starts[callee]
         targets = list(s.targets)
@@ -223,17 +231,13 @@ def _calls_passing(
     return out
 
 
-def _same(x: object) -> object:
-    return x
-
-
 def _added_next(body: list[Stmt], k: int, part: str) -> tuple[int, str] | None:
     """(j, v) if statement j after k is `v = add(v, part)` or `v += part`, and nothing between mentions v or part."""
     for j in range(k + 1, len(body)):
         v = _addition_of(body[j], part)
         if v is not None:
-            return None if any(v in _mentions(t) for t in body[k + 1 : j]) else (j, v)
-        if part in _mentions(body[j]):
+            return None if any(v in mentioned(t) for t in body[k + 1 : j]) else (j, v)
+        if part in mentioned(body[j]):
             return None
     return None
 
@@ -261,20 +265,6 @@ def _addition_of(s: Stmt, part: str) -> str | None:
 # ---------------------------------------------------------------- names
 
 
-def _names(e: Expr) -> set[str]:
-    return {x.id for x in iter_exprs(e) if isinstance(x, Name)}
-
-
 def _own_mentions(s: Stmt) -> set[str]:
     """The names s itself reads or binds (not the statements nested in it)."""
     return {x.id for x in iter_exprs(s.exprs()) if isinstance(x, Name)} | set(s.reads()) | set(s.binds())
-
-
-def _mentions(s: Stmt) -> set[str]:
-    """The names s, or anything nested in it, reads or binds."""
-    return {n for t in walk([s]) for n in _own_mentions(t)}
-
-
-def _reads(s: Stmt, name: str) -> bool:
-    """Whether s, or anything nested in it, reads `name` (binding it aside)."""
-    return any(name in {x.id for x in iter_exprs(t.exprs()) if isinstance(x, Name)} | set(t.reads()) for t in walk([s]))

@@ -244,8 +244,7 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
     if not literals:
         return stmts
     parts = Counter(e.args[0].id for e in iter_exprs(stmts) if _part_of(e, literals))
-    reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
-    reads.update(n for s in walk(stmts) for n in s.reads())
+    reads = _read_counts(stmts)
     literals = {v: d for v, d in literals.items() if reads[v] == parts[v]}  # read only by tuple_part
 
     def read(e: Expr) -> Expr:
@@ -255,6 +254,13 @@ def literal_parts(stmts: list[Stmt]) -> list[Stmt]:
         return [s for s in body if not (isinstance(s, Assign) and len(s.targets) == 1 and s.targets[0] in literals)]
 
     return lists_bottom_up(map_statement_exprs(stmts, lambda e: map_exprs(e, read)), drop)
+
+
+def _read_counts(stmts: list[Stmt]) -> Counter:
+    """How many times each name is read: in expressions, and by statements that read names themselves (a tape)."""
+    reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
+    reads.update(n for s in walk(stmts) for n in s.reads())
+    return reads
 
 
 def _part_of(e: Expr, literals: dict[str, dict]) -> bool:
@@ -282,8 +288,7 @@ def closure_tuples(stmts: list[Stmt]) -> list[Stmt]:
     bound = Counter(n for s in walk(stmts) for n in s.binds())
     made = {v for v in made if bound[v] == 1}
     envs = Counter(e.value.id for e in iter_exprs(stmts) if _env_of(e, made))
-    reads = Counter(e.id for e in iter_exprs(stmts) if isinstance(e, Name))
-    reads.update(n for s in walk(stmts) for n in s.reads())
+    reads = _read_counts(stmts)
     made = {v for v in made if reads[v] == envs[v]}  # read only as `v.env`
 
     def read(e: Expr) -> Expr:

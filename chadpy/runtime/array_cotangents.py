@@ -429,7 +429,7 @@ def _element(index: Any, ndim: int) -> bool:
     return type(index) is tuple and len(index) == ndim and _INTS.issuperset(map(type, index))
 
 
-def _elements(places: list, ndim: int) -> bool:
+def _all_elements(places: list, ndim: int) -> bool:
     """`_element` of each place, at C speed."""
     if ndim == 1:
         return _INTS.issuperset(map(type, places))
@@ -479,7 +479,7 @@ def add_columns(ct: Any, x: np.ndarray, at: list | range, values: list) -> Any:
                 dense[at.start : at.stop] = values
             return dense if ct is Zero else ct + dense
         at = list(at)
-    if x.dtype is _FLOAT64 and _elements(at, x.ndim) and _REALS.issuperset(map(type, values)):
+    if x.dtype is _FLOAT64 and _all_elements(at, x.ndim) and _REALS.issuperset(map(type, values)):
         if type(ct) is Scatter:  # x's cotangent: its columns take these as they are, no Scatter to merge
             if ct.columns is None:
                 ct.columns = at, values

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import gc
-import importlib.util
 import math
 
 import numpy as np
 
 import chadpy as chad
-from tests.support.paths import ROOT
-
-
-def _gradbench():
-    """The benchmark's GradBench evals (`benchmarks/gradbench.py`: plain NumPy, not a package)."""
-    path = ROOT / "benchmarks" / "gradbench.py"
-    spec = importlib.util.spec_from_file_location("chadpy_benchmarks_gradbench", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from tests.support.paths import gradbench
 
 # the determinant by minors along the first row: a recursive closure, one call per minor
-det = _gradbench().det
+det = gradbench().det
 
 
 def test_a_recursive_function_leaves_the_collector_little_to_track():

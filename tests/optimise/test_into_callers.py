@@ -15,20 +15,9 @@ import pytest
 import chadpy as chad
 from chadpy.runtime import array_cotangents
 from tests.support.fd import assert_grad_matches_fd
+from tests.support.paths import gradbench
 
-
-def det_by_minors(A):
-    def minor(i, cols):  # the determinant of rows i, i+1, ... and the columns cols
-        if len(cols) == 1:
-            return A[i, cols[0]]
-        total = 0.0
-        sign = 1.0
-        for j in range(len(cols)):
-            total = total + sign * A[i, cols[j]] * minor(i + 1, cols[:j] + cols[j + 1 :])
-            sign = -sign
-        return total
-
-    return minor(0, list(range(len(A))))
+det_by_minors = gradbench().det  # the determinant by minors along the first row: a recursive closure
 
 
 def scaled_power(a, x, n):
