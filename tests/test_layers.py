@@ -57,7 +57,7 @@ STAGES = {
         "stats",
         "",
     ],
-    "read": ["", "scope", "source", "fence"],  # reading and checking the source
+    "read": ["", "origin", "scope", "source", "fence"],  # where the text is, reading it, checking it
     "rewrite": ["", "blocks", "local_state", "as_written", "tries", "assignments", "copies", "views"],  # gast -> gast
     # gast -> core IR: the rules below the protocol they call back through, the dispatcher last
     "lower": [

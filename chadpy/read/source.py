@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
-import linecache
 import re
 import textwrap
 import types
@@ -22,6 +21,7 @@ import numpy as np
 
 from ..errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax, is_internal
 from ..ir.records import fields_of, is_record
+from .origin import file_lines, history_lines, is_the_running_code, unreadable
 
 _MISSING = object()
 
@@ -113,7 +113,8 @@ def same_data(a: object, b: object) -> bool:
 
 
 def parse_function(fn: types.FunctionType) -> ParsedFunction:
-    """Read and parse the source of `fn`; its `def` is the tree's only statement."""
+    """Read and parse the source of `fn`; its `def` is the tree's only statement. The text read must compile to
+    the code that runs (`read/origin.py`): else `UnknownFunction`, naming the file."""
     if not isinstance(fn, types.FunctionType):
         name = getattr(fn, "__name__", type(fn).__name__)
         raise UnknownFunction(f"chadpy can only differentiate Python functions; `{name}` is not one")
@@ -125,18 +126,15 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
         )
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
-    try:  # by its code object: the function itself, never the one its `__wrapped__` names
-        found = _parse_by_indentation(fn)
+    lines = file_lines(fn)
+    if lines:  # by its code object: the function itself, never the one its `__wrapped__` names
+        module, text, first = _running_definition(fn, lines)
+    else:
+        found = _from_history(fn) if code.co_filename == "<stdin>" else None
         if found is None:
-            lines, first = inspect.getsourcelines(code)
-            text = textwrap.dedent("".join(lines))
-            found = gast.parse(text), text, first
+            raise unreadable(fn, "could not get source code")
         module, text, first = found
-    except (OSError, TypeError) as e:
-        raise UnknownFunction(
-            f"the source of {fn.__qualname__} cannot be read ({e}); chadpy needs a function defined in a file"
-        ) from None
-    tree = module.body[0]
+    tree = gast.ast_to_gast(module).body[0]
     filename = inspect.getsourcefile(code) or code.co_filename
     parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
     if isinstance(tree, gast.AsyncFunctionDef):
@@ -146,36 +144,93 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     return parsed
 
 
+def _running_definition(fn: types.FunctionType, lines: list[str]) -> tuple[ast.Module, str, int]:
+    """fn's definition in the lines of its file, checked to be the code that runs."""
+    code = fn.__code__
+    try:
+        found = _definition(fn, lines)
+    except (OSError, SyntaxError):
+        found = None
+    if found is None or not _runs(fn, *found, lines):
+        line = lines[code.co_firstlineno - 1] if code.co_firstlineno <= len(lines) else ""
+        raise UnknownFunction(
+            f"the source of `{fn.__qualname__}` in {code.co_filename} is not the code that runs: the file changed "
+            "after the function was defined; reload its module (`importlib.reload`) or restart Python",
+            Loc(code.co_filename, code.co_firstlineno, fn.__name__, line),
+        )
+    return found
+
+
+def _runs(fn: types.FunctionType, module: ast.Module, text: str, first: int, lines: list[str]) -> bool:
+    """Whether a definition read at line `first` of `lines` compiles to fn's code."""
+    at_its_lines = ast.parse(text)  # another copy: `module` keeps lines counted from its text's first
+    ast.increment_lineno(at_its_lines, first - 1)
+    return is_the_running_code(fn, at_its_lines.body[0], lines)
+
+
+def _from_history(fn: types.FunctionType) -> tuple[ast.Module, str, int] | None:
+    """fn's definition in the interactive prompt's history: the latest statement that compiles to its code
+    (the prompt numbers each statement's lines from 1)."""
+    history = history_lines()
+    for start in reversed(range(len(history))):
+        if history[start][:1].isspace() or not history[start].strip():
+            continue  # a statement begins at the prompt's first column
+        end = start + 1
+        while end < len(history) and (history[end][:1].isspace() or not history[end].strip()):
+            end += 1
+        statement = history[start:end]
+        try:
+            found = _definition(fn, statement)
+        except (OSError, SyntaxError):
+            continue
+        if found is not None and _runs(fn, *found, statement):
+            return found
+    return None
+
+
 # where `inspect.findsource` stops looking upwards from a code's first line for the line that begins it
 _BEGINS = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
 
 
-def _source_lines(fn: types.FunctionType) -> tuple[list[str], int]:
-    """The lines of fn's file and the index of its first (a decorator's or its `def`), as `inspect.findsource`
-    finds them, without its look through every loaded module for the file's (for a file not seen before,
-    tens of milliseconds with SciPy loaded: most of reading a 200-line function)."""
-    code = fn.__code__
-    linecache.checkcache(code.co_filename)  # the file as it is now, if it was edited
-    lines = linecache.getlines(code.co_filename, fn.__globals__)  # its module's loader, if not a file
-    if not lines:
-        raise OSError("could not get source code")
-    start = code.co_firstlineno - 1
+def _start_line(fn: types.FunctionType, lines: list[str]) -> int:
+    """The index of fn's first line (a decorator's or its `def`) as `inspect.findsource` finds it, without its
+    look through every loaded module for the file's (for a file not seen before, tens of milliseconds with SciPy
+    loaded: most of reading a 200-line function)."""
+    start = fn.__code__.co_firstlineno - 1
     while start > 0:
         if start >= len(lines):
             raise OSError("lineno is out of bounds")
         if _BEGINS.match(lines[start]):
             break
         start -= 1
-    return lines, start
+    return start
 
 
-def _parse_by_indentation(fn: types.FunctionType) -> tuple[gast.Module, str, int] | None:
-    """The parsed `def` of `fn`, its text and its first line, found by indentation: it ends before
-    the next line indented no deeper than its first (not blank, a comment or a closing bracket).
-    That line may be inside a string or brackets; then the text before it does not parse, and the
-    caller falls back to `inspect.getsourcelines` (which tokenizes the file from the `def` on:
-    several times slower). None when the indentation uses tabs or the cut text does not parse."""
-    lines, start = _source_lines(fn)
+def _definition(fn: types.FunctionType, lines: list[str]) -> tuple[ast.Module, str, int] | None:
+    """The parsed `def` of `fn` in `lines`, its text and its first line (None if it is not a lone statement).
+    Found by indentation: it ends before the next line indented no deeper than its first (not blank, a comment or
+    a closing bracket). That line may be inside a string or brackets; then the text before it does not parse,
+    and `inspect.getblock` cuts it (tokenizing from the `def` on: several times slower)."""
+    start = _start_line(fn, lines)
+    text = _by_indentation(lines, start)
+    module = _alone(text) if text is not None else None
+    if module is None:
+        text = textwrap.dedent("".join(inspect.getblock(lines[start:])))
+        module = _alone(text)
+    return None if module is None else (module, text, start + 1)
+
+
+def _alone(text: str) -> ast.Module | None:
+    """The parse of a text holding one statement, or None."""
+    try:
+        module = ast.parse(text)
+    except SyntaxError:
+        return None
+    return module if len(module.body) == 1 else None
+
+
+def _by_indentation(lines: list[str], start: int) -> str | None:
+    """The dedented text from `start` to the next line indented no deeper (None if it indents with tabs)."""
     indent = len(lines[start]) - len(lines[start].lstrip())
     head = start  # the `def` line, after the decorators
     while head + 1 < len(lines) and lines[head].lstrip().startswith("@"):
@@ -191,12 +246,7 @@ def _parse_by_indentation(fn: types.FunctionType) -> tuple[gast.Module, str, int
     block = lines[start:end]
     if any("\t" in line[: len(line) - len(line.lstrip())] for line in block):
         return None
-    text = textwrap.dedent("".join(block))
-    try:
-        module = gast.parse(text)
-    except SyntaxError:
-        return None
-    return (module, text, start + 1) if len(module.body) == 1 else None
+    return textwrap.dedent("".join(block))
 
 
 def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
@@ -204,20 +254,27 @@ def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
     node in its file by the positions of its code, and read it as `def <lambda>(...): return body`."""
     code = fn.__code__
     filename = inspect.getsourcefile(fn) or code.co_filename
-    lines = linecache.getlines(filename)
+    lines = file_lines(fn)
     if not lines:
-        raise UnknownFunction("the source of a lambda cannot be read; chadpy needs a lambda defined in a file")
+        raise unreadable(fn, "could not get source code")
     spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
     params = list(code.co_varnames[: code.co_argcount])
+    try:
+        whole = ast.parse("".join(lines))  # Python's tree (its parse and walk are C), the one lambda gast's
+    except SyntaxError:
+        whole = ast.Module([], [])
     found = []
-    for node in ast.walk(ast.parse("".join(lines))):  # Python's tree (its parse and walk are C), the one lambda gast's
+    for node in ast.walk(whole):
         if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
             body = node.body
             start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
-            if spots and all(start <= spot < end for spot in spots):
+            if spots and all(start <= spot < end for spot in spots) and is_the_running_code(fn, node, lines):
                 found.append(node)
     if not found:
-        raise UnknownFunction(f"the source of a lambda cannot be found in {filename}")
+        raise UnknownFunction(
+            f"the source of a lambda cannot be found in {filename}"
+            + (" (the file changed after it was made: reload its module or restart Python)" if whole.body else "")
+        )
     node = gast.ast_to_gast(min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)))
     tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
     gast.copy_location(tree, node)
