@@ -108,6 +108,33 @@ def _zero(t: VType) -> object:
     return 0.0 if isinstance(t, Float) else Zero
 
 
+# ------------------------------------------------------------------ what a derivative can be asked of
+
+
+def has_no_derivative(value: object) -> bool:
+    """An int or a bool (Python's or NumPy's), or an array of them."""
+    return isinstance(value, (int, np.integer, np.bool_)) or type(value) is np.ndarray and value.dtype.kind in "iub"
+
+
+def check_floats(args: tuple, positions: tuple[int, ...], what: str) -> None:
+    """A derivative asked for with respect to arguments (by `argnums`) needs them to hold floats: an int, a bool, or
+    an array of them, is an error that says what to pass instead, as JAX's is (differentiating all arguments, as
+    `f.grad` and `vjp` do, gives None for them instead)."""
+    for i in positions:
+        value = args[i]
+        if isinstance(value, (bool, np.bool_)):
+            problem = f"a bool ({value!r}) has no derivative"
+        elif isinstance(value, (int, np.integer)):
+            problem = f"an int ({value!r}) has no derivative: pass the float {float(value)!r}"
+        elif type(value) is np.ndarray and value.dtype.kind in "iub":
+            problem = f"an array of {value.dtype} has no derivative: pass x.astype(float)"
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, np.integer)) for v in value):
+            problem = f"a {type(value).__name__} of ints has no derivative: pass floats"
+        else:
+            continue
+        raise ChadTypeError(f"{what} with respect to argument {i}: {problem}")
+
+
 # ------------------------------------------------------------------ arrays and scalars
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..chad.stages import stage_named
 from .forward import hessian, jacobian, jvp
-from .transforms import _api, grad, source, value_and_grad, vjp
+from .transforms import _api, make_gradient_function, source, vjp
 
 
 class Reverse:
@@ -36,7 +36,7 @@ class Reverse:
         g = self._gradients.get((nargs, with_value))
         if g is None:
             nums: int | tuple[int, ...] = 0 if nargs == 1 else tuple(range(nargs))
-            g = (value_and_grad if with_value else grad)(self.__chad_wrapped__, nums, stage=self.stage)
+            g = make_gradient_function(self.__chad_wrapped__, nums, False, True, self.stage, with_value, every=True)
             self._gradients[nargs, with_value] = g
         return g
 

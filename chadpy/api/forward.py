@@ -22,13 +22,14 @@ from ..pipeline import build, hessian_vector_program
 from ..read.source import Watch
 from ..rules.registry import DERIVATIVE_HELPERS, written_in_python
 from ..runtime.tangents import from_columns, from_parts, tangent_size, unit_tangents, zeros_like_tangent
-from .conversions import tangent_from_user, tangent_to_user, to_user
+from .conversions import check_floats, has_no_derivative, tangent_from_user, tangent_to_user, to_user
 from .plans import (
     Place,
     Target,
     argument_positions,
     cache_of,
     marked_derivative,
+    name_of,
     shape_key,
     signature,
     target_of,
@@ -99,11 +100,14 @@ def jvp(f: Callable, primals: tuple | list, tangents: tuple | list, has_aux: boo
 
     `primals` and `tangents` are tuples of the same structure, one tangent per argument (a float's a
     float, an array's an array of its shape, a container's the same container of its parts'); an
-    integer argument's tangent is ignored. With `has_aux`, f returns `(output, aux)` and jvp returns
-    `(output, tangent, aux)`."""
+    integer argument's tangent is None or zero (JAX's float0), any other an error. With `has_aux`, f returns
+    `(output, aux)` and jvp returns `(output, tangent, aux)`."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise ChadError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
+    for i, (p, t) in enumerate(zip(primals, tangents)):
+        if has_no_derivative(p) and t is not None and np.any(t):
+            check_floats(primals, (i,), f"jvp of {name_of(f)} along a tangent {t!r}")
     out, dout = forward_at(f, primals, tuple(range(len(primals))), tangents)
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
@@ -190,6 +194,7 @@ def hvp(f: Callable, primals: tuple | list, tangents: tuple | list, argnums: int
     if len(primals) != len(tangents):
         raise ChadError(f"hvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
     nums = argument_positions(argnums, len(primals))
+    check_floats(primals, nums, f"hvp of {name_of(f)}")
     out = hessian_vector_at(f, primals, tuple(range(len(primals))), tangents, nums)
     return out[0] if isinstance(argnums, int) else out
 
@@ -233,6 +238,7 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
 
     def jacobian(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
+        check_floats(args, nums, f"jacfwd of {name_of(f)}")
         blocks, out, aux = [], None, None
         for i in nums:
             columns, along = [], _tangents_at(f, args, (i,))
@@ -256,6 +262,7 @@ def jacrev(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
 
     def jacobian(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
+        check_floats(args, nums, f"jacrev of {name_of(f)}")
         if has_aux:
             out, pullback, aux = vjp(f, *args, has_aux=True)
         else:
@@ -302,6 +309,7 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
 
     def hess(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
+        check_floats(args, nums, f"hessian of {name_of(f)}")
         rows: list[list[Any]] = [[] for _ in nums]  # rows[a]: the blocks of input nums[a] against each input
         for j in nums:
             products = _products_at(f, args, (j,), nums)

@@ -18,13 +18,13 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..chad.stages import stage_named
-from ..errors import ChadError, ChadTypeError, Loc
+from ..errors import ChadError, ChadTypeError, Loc, caller_loc
 from ..ir.types import CODE_ATTR, Flag, Float, Tup, VType, is_active, of_value
 from ..pipeline import build
 from ..read.source import Watch
 from ..rules.registry import lookup, written_in_python
 from ..runtime.scalar import UNASSIGNED
-from .conversions import from_user, to_user
+from .conversions import check_floats, from_user, to_user
 from .sharing import shared_derivative
 
 CACHE_ATTR = "__chad_cache__"
@@ -38,6 +38,11 @@ PRIMITIVE_CACHES: dict[object, dict] = {}  # the derivative caches of primitives
 
 def unwrap(f: Callable) -> Callable:
     return getattr(f, "__chad_wrapped__", f)
+
+
+def name_of(f: Callable) -> str:
+    """What messages call a function chadpy was given."""
+    return getattr(unwrap(f), "__name__", None) or type(f).__name__
 
 
 class Target(NamedTuple):
@@ -281,9 +286,8 @@ def scalar_seed(fn: Callable, value: Any, loc: Loc) -> float:
     if value is UNASSIGNED:  # the variable returned is not assigned on the path taken: as the plain call
         raise UnboundLocalError(f"{loc.function} returns a local variable not assigned on the path taken\n{loc}")
     raise ChadTypeError(
-        f"grad of {getattr(unwrap(fn), '__name__', fn)} needs a scalar float output, "
-        f"got {type(value).__name__}; use vjp for others",
-        loc,
+        f"grad of {name_of(fn)} needs a scalar float output, got {type(value).__name__}; use vjp for others",
+        loc if not loc.filename.startswith("<chadpy") else caller_loc(),  # a primitive's: where the user called it
     )
 
 
@@ -291,8 +295,12 @@ class PlansByShape:
     """A gradient function's plans, found by the shapes of a call's arguments (`by_shape`), or by their
     types alone for a call of numbers (`by_type`, at C speed); `new` makes one for a call not seen before."""
 
-    def __init__(self, target: Target, argnums: int | tuple[int, ...], simplify: bool, stage: str):
-        self.target, self.argnums, self.simplify, self.stage = target, argnums, simplify, stage
+    def __init__(
+        self, target: Target, argnums: int | tuple[int, ...], simplify: bool, stage: str, what: str | None = None
+    ):
+        """`what` names the derivative for the error when an argument in argnums holds no floats; when argnums
+        (a tuple) are all the arguments, or `what` is None (`f.grad`), such an argument's gradient is None."""
+        self.target, self.argnums, self.simplify, self.stage, self.what = target, argnums, simplify, stage, what
         fn = target.fn
         code = fn.__code__ if isinstance(fn, types.FunctionType) else None
         stars = code is not None and code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
@@ -306,9 +314,12 @@ class PlansByShape:
 
     def new(self, args: tuple, kwargs: dict, keyed: bool) -> tuple[Plan, tuple]:
         """The plan for a call not seen before (or whose derivative is stale), and its parameter values."""
+        positions = argument_positions(self.argnums, len(args))
+        if self.what is not None and (isinstance(self.argnums, int) or len(set(positions)) < len(args)):
+            check_floats(args, positions, self.what)  # some arguments asked for, not all: they must hold floats
         places = self.places_of.get(len(args))
         if places is None:  # after a bound method's instance; in `*args`
-            places = self.places_of[len(args)] = self.target.places(argument_positions(self.argnums, len(args)))
+            places = self.places_of[len(args)] = self.target.places(positions)
         values = self.target.values(args, kwargs)
         shapes = tuple(map(shape_key, values))
         plan = plan_for(self.target.fn, values, places, self.simplify, self.stage, shapes)

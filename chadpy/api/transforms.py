@@ -28,6 +28,7 @@ from .plans import (
     Target,
     cache_of,
     marked_derivative,
+    name_of,
     plan_for,
     scalar_seed,
     seed,
@@ -91,16 +92,18 @@ def _vjp(target: Target, args: tuple, kwargs: dict, places: tuple[Place, ...], s
     return result, pullback, plan.loc
 
 
-def _gradient_function(
-    f: Callable, argnums: Any, has_aux: bool, simplify: bool, stage: str, with_value: bool
+def make_gradient_function(
+    f: Callable, argnums: Any, has_aux: bool, simplify: bool, stage: str, with_value: bool, every: bool = False
 ) -> Callable:
     """The function `value_and_grad` (`with_value`) or `grad` returns: an entry point itself
-    (not wrapped in `_api`: a gradient call's fixed cost is part of the benchmark).
+    (not wrapped in `_api`: a gradient call's fixed cost is part of the benchmark). `every`: argnums are all the
+    arguments (`f.grad`), and an int's gradient is None, not an error.
 
     A call with all parameters given by position (the common case) finds its plan by the
     shapes of its arguments alone; other calls bind their arguments first."""
     target = target_of(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
-    plans = PlansByShape(target, argnums, simplify, stage)
+    what = None if every else f"{'value_and_grad' if with_value else 'grad'} of {name_of(f)}"
+    plans = PlansByShape(target, argnums, simplify, stage, what)
     bound, positional, by_type, by_shape = target.bound, plans.positional, plans.by_type, plans.by_shape
     cache = cache_of(target.fn)  # held here, not by a plan: a plan in its own cache would be a reference cycle
     single = isinstance(argnums, int)
@@ -149,7 +152,7 @@ def value_and_grad(
     stage: str = "efficient",
 ) -> Callable:
     """`g(*args)` returns `(f(*args), gradient)`; with has_aux, `((value, aux), gradient)`."""
-    return _gradient_function(f, argnums, has_aux, simplify, stage, with_value=True)
+    return make_gradient_function(f, argnums, has_aux, simplify, stage, with_value=True)
 
 
 @_api
@@ -162,7 +165,7 @@ def grad(
 ) -> Callable:
     """`g(*args)` returns the gradient of the scalar `f` w.r.t. the arguments in `argnums`;
     with has_aux, `(gradient, aux)`."""
-    return _gradient_function(f, argnums, has_aux, simplify, stage, with_value=False)
+    return make_gradient_function(f, argnums, has_aux, simplify, stage, with_value=False)
 
 
 grad.__chad_operator__ = "grad"
@@ -213,16 +216,26 @@ def source(
     forward = mode == "forward"
     target = target_of(f)
     fn = target.fn
+    guessed = False
     if args or kwargs:
         sig = signature(target.values(args, kwargs), target.places(range(len(args))))
     else:
-        cache = getattr(fn, "__dict__", {}).get(CACHE_ATTR, {})
-        sig = cache.get("last_sig") or tuple(REAL for _ in inspect.signature(fn).parameters)
-    if stage == "ir":
-        return typed_ir(fn, sig, forward)
-    if after is not None:
-        return show(fn, sig, stage_named(stage), after, annotate, forward)
-    return generate_source(fn, sig, stage_named(stage), simplify, annotate, forward).source
+        sig = getattr(fn, "__dict__", {}).get(CACHE_ATTR, {}).get("last_sig")
+        if sig is None:
+            sig, guessed = tuple(REAL for _ in inspect.signature(fn).parameters), True
+    try:
+        if stage == "ir":
+            return typed_ir(fn, sig, forward)
+        if after is not None:
+            return show(fn, sig, stage_named(stage), after, annotate, forward)
+        return generate_source(fn, sig, stage_named(stage), simplify, annotate, forward).source
+    except ChadError as e:
+        if guessed:  # the error may be the guess's, not the function's
+            e.message += (
+                f"\n(with no example arguments and no call differentiated yet, every parameter of {fn.__name__} was "
+                "taken to be a float: give examples, `chad.source(f, *args)`)"
+            )
+        raise
 
 
 @dataclass(frozen=True)

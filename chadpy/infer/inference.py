@@ -24,6 +24,7 @@ from ..errors import ChadError, ChadTypeError, Loc, UnknownFunction
 from ..ir import nodes as ir
 from ..ir.records import Constructor, is_namedtuple
 from ..ir.types import (
+    ARRAY_SUBCLASS,
     BOOL,
     BOTTOM,
     INT,
@@ -504,6 +505,12 @@ class _Infer:
         if not op.containers and not op.discrete and any(isinstance(args[k], (Tup, Lst, Dct, Rec)) for k in active):
             t = args[next(k for k in active if isinstance(args[k], (Tup, Lst, Dct, Rec)))]
             raise ChadTypeError(f"`{op.name}` of {describe(t)} that carries derivatives is not supported")
+        if active and not op.discrete and ARRAY_SUBCLASS in args:
+            raise ChadTypeError(
+                f"`{op.name}` of a NumPy array subclass (a masked array, a matrix) and a value that carries a "
+                "derivative: its operations are not a plain array's; pass np.asarray(a), or np.ma.filled(a, 0.0) for "
+                "a masked one"
+            )
         consts = [a.value if isinstance(a, (ir.Const, ir.Ref)) else UNKNOWN for a in e.args]
         t = op.kind(args, consts)
         return t if active and not op.discrete else inactive(t)

@@ -91,6 +91,8 @@ NONE = Discrete("None")
 STR = Discrete("str")
 SLICE = Discrete("slice")
 OBJECT = Discrete("object")  # anything else: data chadpy passes along without looking inside
+# a masked array, a matrix...: data whose NumPy operations are not a plain array's (refused where a derivative flows)
+ARRAY_SUBCLASS = Discrete("NumPy array subclass")
 
 
 @dataclass(frozen=True)
@@ -504,8 +506,7 @@ def of_value(value: object, active: bool) -> VType:
     if isinstance(value, dict):
         return dct([of_value(v, active) for v in value.values()], list(value))
     if isinstance(value, np.ndarray):
-        kind = value.dtype.kind
-        return arr(value.ndim, "i" if kind == "u" else kind if kind in _DTYPES else "O", active)
+        return _array(value, active)
     if isinstance(value, type) and is_record_class(value):
         return Class("object", value)
     if is_record(value):  # its data attributes; a function or an object it holds is data
@@ -523,7 +524,38 @@ def of_value(value: object, active: bool) -> VType:
         return Fn(getattr(value, CODE_ATTR, None) or getattr(value, "__chad_wrapped__", value))
     if not active:
         return OBJECT
+    if isinstance(value, complex):
+        raise ChadTypeError(
+            "cannot differentiate with respect to a complex number: pass x.real and x.imag as two floats"
+        )
     raise ChadTypeError(f"cannot differentiate with respect to a value of type {type(value).__name__}")
+
+
+def _array(value: np.ndarray, active: bool) -> VType:
+    """An array's type: its rank and dtype kind. Differentiated, it must hold real numbers and be a plain
+    `np.ndarray`: a subclass changes what NumPy's functions do (a masked array skips its masked elements, a
+    matrix's `*` is a product), which the derivative rules do not know. Not differentiated, such an array is
+    opaque data."""
+    kind = value.dtype.kind
+    cls = np.ndarray if getattr(type(value), "__chad_array__", False) else type(value)  # `runtime.cost`'s counting
+    if active:
+        if cls is not np.ndarray:
+            fix = (
+                "np.ma.filled(x, 0.0) (masked elements as zeros) or x.compressed() (the unmasked ones)"
+                if isinstance(value, np.ma.MaskedArray)
+                else "np.asarray(x)"
+            )
+            raise ChadTypeError(f"cannot differentiate with respect to a {_name_of(cls)}: pass a plain array, {fix}")
+        if kind == "c":
+            raise ChadTypeError(
+                "cannot differentiate with respect to a complex array: pass its real and imaginary parts as two "
+                "float arrays (x.real, x.imag)"
+            )
+        if kind == "O":
+            raise ChadTypeError("cannot differentiate with respect to an array of objects: pass x.astype(float)")
+    elif cls is not np.ndarray:
+        return ARRAY_SUBCLASS
+    return arr(value.ndim, "i" if kind == "u" else kind if kind in _DTYPES else "O", active)
 
 
 _TYPING: set[int] = set()  # the records of_value is typing now

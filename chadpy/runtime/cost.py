@@ -371,6 +371,8 @@ _METADATA = frozenset({np.shape, np.ndim, np.size, np.result_type})
 class CountedArray(np.ndarray):
     """An ndarray view whose operations charge the elements they touch to the active `measure` (module docstring)."""
 
+    __chad_array__ = True  # differentiated as a plain array: its operations are NumPy's, counted
+
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         u = _Unwrapper()
         plain_inputs = u.unwrap(inputs)

@@ -613,7 +613,10 @@ def test_rebinding_a_called_function_invalidates_the_cache(monkeypatch):
 
 
 def test_discrete_arguments_get_none():
-    assert chad.grad(P.op_mul)(3, 2.0) is None
+    """When every argument is differentiated (argnums naming them all, `f.grad`, `vjp`); asked for alone, an int
+    is an error (`tests/api/test_inputs.py`)."""
+    assert chad.reverse(P.op_mul).grad(3, 2.0) == (None, 3.0)
+    assert chad.vjp(P.op_mul, 3, 2.0)[1](1.0) == (None, 3.0)
     assert chad.grad(P.op_mul, argnums=(0, 1))(3, 2.0) == (None, 3.0)
     assert chad.grad(P.op_mul, argnums=(0, 1))(True, 2.0) == (None, 1.0)
     g = chad.grad(P.t_mixed_tuple)((2.0, 5))

@@ -431,7 +431,8 @@ def test_tangent_rule_matches_finite_differences_and_the_vjp(op, write, sample, 
     it, and <jvp(v), w> = <v, vjp(w)> for a random output cotangent w (the dot-product test)."""
     rng = np.random.default_rng(1)
     f, args, written = _call(write, sample, shapes, rng, np.float64, "tangent")
-    tangents = tuple(_like(a, rng) for a in args)
+    # positions, masks, counts: no tangent (jvp refuses one other than zero)
+    tangents = tuple(None if _discrete(a) else _like(a, rng) for a in args)
     value, tangent = chad.jvp(f, args, tangents)
     where = f"{write(written)} along a random direction"
     assert_close(_floats(value), _floats(f(*args)), 1e-12, 1e-12, where + ": the value")
@@ -447,11 +448,15 @@ def test_tangent_rule_matches_finite_differences_and_the_vjp(op, write, sample, 
     assert abs(lhs - rhs) <= 1e-9 * (1 + abs(lhs)), f"{where}: <jvp(v), w> = {lhs} but <v, vjp(w)> = {rhs}"
 
 
+def _discrete(value: object) -> bool:
+    return isinstance(value, (int, np.integer, np.bool_)) or isinstance(value, np.ndarray) and value.dtype.kind in "iub"
+
+
 def _moved(args: list, tangents: tuple, eps: float) -> list:
     """The arguments moved by eps along the tangents (lists element by element)."""
     out = []
     for a, t in zip(args, tangents):
-        if isinstance(a, np.ndarray) and a.dtype.kind not in "fc":  # positions, masks: no tangent
+        if t is None:  # positions, masks: no tangent
             out.append(a)
         elif isinstance(a, list):
             out.append([x + eps * d for x, d in zip(a, t)])

@@ -517,9 +517,9 @@ def _attempted(where: str, thunk: Callable[[], object]) -> tuple[object, Outcome
 
 
 def _zero_like(value: object) -> object:
-    """A zero tangent of an argument that is not differentiated: its structure, each float 0.0 (ints, strs as they
-    are)."""
-    return _direction(value, _ZEROS)
+    """A zero tangent of an argument that is not differentiated: its structure, each float 0.0 (ints in it, strs as
+    they are); None for an int argument (jvp refuses a tangent other than zero for one)."""
+    return None if isinstance(value, int) else _direction(value, _ZEROS)
 
 
 class _Zeros:
