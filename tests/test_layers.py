@@ -14,6 +14,7 @@ import chadpy
 STAGES = {
     "errors": [""],  # what every stage raises
     "names": [""],  # fresh names
+    "texts": [""],  # the texts chadpy compiles, in linecache while their code lives
     # what the generated code calls; nothing of the compiler
     "runtime": [
         "",

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from collections.abc import Callable
 from typing import Any
 
 from ..chad.stages import stage_named
 from .forward import hessian, jacobian, jvp
+from .plans import CACHE_SIZE
 from .transforms import _api, make_gradient_function, source, vjp
 
 
@@ -37,6 +39,8 @@ class Reverse:
         if g is None:
             nums: int | tuple[int, ...] = 0 if nargs == 1 else tuple(range(nargs))
             g = make_gradient_function(self.__chad_wrapped__, nums, False, True, self.stage, with_value, every=True)
+            if len(self._gradients) >= CACHE_SIZE:  # called with many numbers of arguments
+                self._gradients.clear()
             self._gradients[nargs, with_value] = g
         return g
 
@@ -72,6 +76,19 @@ class Reverse:
 
     def __repr__(self) -> str:
         return f"<chadpy.reverse {self.__chad_wrapped__.__qualname__}>"
+
+    def __reduce__(self) -> str | tuple:
+        """Pickled by reference to the module-level name it is (`@chad.reverse def f`), as a function is; a method
+        bound to its object by the object and the method's name; otherwise by the function it decorates."""
+        fn = self.__chad_wrapped__
+        if isinstance(fn, types.MethodType):
+            return (getattr, (fn.__self__, fn.__func__.__name__))
+        found: object = sys.modules.get(getattr(fn, "__module__", None) or "")
+        for part in fn.__qualname__.split("."):  # `C.f` for a method: the class's attribute is this object
+            found = getattr(found, part, None)
+        if found is self:
+            return fn.__qualname__
+        return (Reverse, (fn, self.stage))
 
 
 @_api

@@ -53,11 +53,11 @@ def forward_plan(target: Target, values: tuple, places: tuple[Place, ...]) -> Fo
     fn = target.fn
     cache = cache_of(fn)
     key = ("forward", places, tuple(map(shape_key, values)))
-    plan = cache.get(key)
+    plan = cache.recent(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
         sig = signature(values, places)
         d = shared_derivative(fn, key, lambda: build(fn, sig, stage_named("efficient"), forward=True))
-        plan = cache[key] = ForwardPlan(d.forward, d.watch if d.watch.entries else None, sig, d.loc)
+        plan = cache.keep(key, ForwardPlan(d.forward, d.watch if d.watch.entries else None, sig, d.loc))
     return plan
 
 
@@ -133,7 +133,7 @@ def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...]
     fn = target.fn
     cache = cache_of(fn)
     key = ("hvp", places, wrt, tuple(map(shape_key, values)))
-    plan = cache.get(key)
+    plan = cache.recent(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
         sig = signature(values, places)
 
@@ -144,7 +144,7 @@ def hessian_vector_plan(target: Target, values: tuple, places: tuple[Place, ...]
 
         d = shared_derivative(fn, key, make)
         watch = d.watch
-        plan = cache[key] = HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig, d.sig)
+        plan = cache.keep(key, HessianVectorPlan(d.forward, d.backward, watch if watch.entries else None, sig, d.sig))
     return plan
 
 
@@ -251,7 +251,9 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
         jac = blocks[0] if isinstance(argnums, int) else tuple(blocks)
         return (jac, aux) if has_aux else jac
 
-    return marked_derivative(jacobian, None if has_aux else jacfwd, f, argnums)
+    return marked_derivative(
+        jacobian, None if has_aux else jacfwd, f, argnums, (jacfwd, {"argnums": argnums, "has_aux": has_aux})
+    )
 
 
 @_api
@@ -272,7 +274,9 @@ def jacrev(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
         jac = blocks[0] if isinstance(argnums, int) else blocks
         return (jac, aux) if has_aux else jac
 
-    return marked_derivative(jacobian, None if has_aux else jacrev, f, argnums)
+    return marked_derivative(
+        jacobian, None if has_aux else jacrev, f, argnums, (jacrev, {"argnums": argnums, "has_aux": has_aux})
+    )
 
 
 jacobian = jacrev
@@ -320,7 +324,7 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
             return rows[0][0]
         return tuple(tuple(r) for r in rows)
 
-    return marked_derivative(hess, hessian, f, argnums)
+    return marked_derivative(hess, hessian, f, argnums, (hessian, {"argnums": argnums}))
 
 
 # Derivatives taken inside differentiated code (`lower/derivatives.py`), written in Python that chadpy reads: the

@@ -21,6 +21,7 @@ from ..chad.stages import stage_named
 from ..errors import ChadError, ChadTypeError, Loc, caller_loc
 from ..ir.types import CODE_ATTR, Flag, Float, Tup, VType, is_active, of_value
 from ..pipeline import build
+from ..read.origin import carry, texts_of
 from ..read.source import Watch
 from ..rules.registry import lookup, written_in_python
 from ..runtime.scalar import UNASSIGNED
@@ -33,7 +34,34 @@ CACHE_ATTR = "__chad_cache__"
 DERIVATIVE_ATTR = "__chad_derivative__"  # marks the functions chadpy returns (grad(f), ...)
 
 
-PRIMITIVE_CACHES: dict[object, dict] = {}  # the derivative caches of primitives (which have no __dict__)
+CACHE_SIZE = 32  # derivatives kept per function: the most recently used (`Cache`)
+
+
+class Cache(dict):
+    """A function's derivatives by argument signature: the `CACHE_SIZE` most recently used, the least recently used
+    going first. Pickled empty: a function pickled by value (cloudpickle) carries its code, not its derivatives."""
+
+    last_sig: tuple | None = None  # the signature of the last differentiated call: what `source(f)` shows
+
+    def __reduce__(self) -> tuple:
+        return (Cache, ())
+
+    def recent(self, key: object) -> Any:
+        """The entry for `key`, now the most recently used (None if there is none)."""
+        value = self.pop(key, None)
+        if value is not None:
+            self[key] = value
+        return value
+
+    def keep(self, key: object, value: Any) -> Any:
+        """`value` for `key`, the least recently used entry going if there are too many."""
+        self[key] = value
+        if len(self) > CACHE_SIZE:
+            del self[next(iter(self))]
+        return value
+
+
+PRIMITIVE_CACHES: dict[object, Cache] = {}  # the derivative caches of primitives (which have no __dict__)
 
 
 def unwrap(f: Callable) -> Callable:
@@ -120,18 +148,52 @@ def target_of(f: Callable) -> Target:
 
 
 def marked_derivative(
-    f: Callable, operator: Callable | None = None, of: Callable | None = None, argnums: object = 0
+    f: Callable,
+    operator: Callable | None = None,
+    of: Callable | None = None,
+    argnums: object = 0,
+    made: tuple[Callable, dict] | None = None,
 ) -> Callable:
     """Mark a function chadpy returns. With `operator` (`grad`, `jacfwd`, ...), the function `of` and `argnums` it
     was made from, it is differentiable: its code is `operator(of, argnums)(*args)`, which chadpy reads
-    (`derivative_code`); otherwise differentiating it is a clear error, not a wrong number."""
+    (`derivative_code`); otherwise differentiating it is a clear error, not a wrong number. With `made`, the
+    operator and its options: it is returned as a `Transformed`, which pickles."""
     setattr(f, DERIVATIVE_ATTR, True)
-    if operator is not None and isinstance(unwrap(of), types.FunctionType):
-        setattr(f, CODE_ATTR, derivative_code(operator, unwrap(of), argnums))
-    return f
+    if operator is not None and (isinstance(unwrap(of), types.FunctionType) or hasattr(of, CODE_ATTR)):
+        setattr(f, CODE_ATTR, derivative_code(operator, unwrap(of), argnums))  # `of` may be one chadpy made
+    if made is None:
+        return f
+    wrapper = Transformed(f)
+    attributes = wrapper.__dict__
+    attributes.update(f.__dict__)  # what chadpy reads of it, its `__wrapped__` (for its signature)
+    attributes["__module__"], attributes["__name__"] = f.__module__, f.__name__
+    attributes["__qualname__"], attributes["__doc__"] = f.__qualname__, f.__doc__
+    attributes["__chad_made__"] = (*made, of)
+    return wrapper
 
 
-def derivative_code(operator: Callable, of: types.FunctionType, argnums: object) -> types.FunctionType:
+class Transformed(functools.partial):
+    """A function chadpy returns (`grad(f)`, `jacfwd(f)`, ...): called, it is the function it wraps (at C speed);
+    pickled, it is how it was made, `operator(f, **options)`. So it goes to another process by reference to f with
+    pickle (the process imports f's module), or with f's code and the text of its file when cloudpickle sends f by
+    value (f defined in `__main__` or a notebook), never with the derivatives it has cached."""
+
+    def __reduce__(self) -> tuple:
+        operator, options, of = self.__chad_made__
+        return (remade, (operator, of, options, texts_of(unwrap(of))))
+
+    def __repr__(self) -> str:
+        operator, options, of = self.__chad_made__
+        return f"<chadpy {operator.__name__} of {name_of(of)}>"
+
+
+def remade(operator: Callable, of: Callable, options: dict, texts: dict[str, str]) -> Callable:
+    """A pickled `Transformed` again: the texts of `of` readable here, then `operator(of, **options)`."""
+    carry(texts)
+    return operator(of, **options)
+
+
+def derivative_code(operator: Callable, of: Callable, argnums: object) -> types.FunctionType:
     """`operator(of, argnums)(*args)` written as a Python function chadpy reads: a derivative chadpy made,
     differentiated again (inside, `lower/derivatives.py` takes the derivative in forward mode).
 
@@ -141,6 +203,8 @@ def derivative_code(operator: Callable, of: types.FunctionType, argnums: object)
     key = (name, repr(argnums))
     code = _DERIVATIVE_CODE.get(key)
     if code is None:
+        if len(_DERIVATIVE_CODE) >= 256:  # a notebook's functions, each of its own name: the oldest's go
+            del _DERIVATIVE_CODE[next(iter(_DERIVATIVE_CODE))]
         source = f"def {name}(*args):\n    return operator(of, argnums={argnums!r})(*args)\n"
         label = f"{name} argnums={argnums!r}"  # its own file name: chadpy reads the text again by it
         code = _DERIVATIVE_CODE[key] = written_in_python(source, label, {"operator": None, "of": None})[name].__code__
@@ -221,11 +285,13 @@ class Plan(NamedTuple):
     loc: Loc
 
 
-def cache_of(fn: Callable) -> dict:
-    """The derivative cache of a function (on it) or a primitive; its "last_sig" is what `source(f)` shows."""
+def cache_of(fn: Callable) -> Cache:
+    """The derivative cache of a function (on it: it goes with the function) or a primitive."""
     if isinstance(fn, types.FunctionType):
-        return fn.__dict__.setdefault(CACHE_ATTR, {})
-    return PRIMITIVE_CACHES.setdefault(fn, {})
+        cache = fn.__dict__.get(CACHE_ATTR)
+        return cache if cache is not None else fn.__dict__.setdefault(CACHE_ATTR, Cache())
+    cache = PRIMITIVE_CACHES.get(fn)
+    return cache if cache is not None else PRIMITIVE_CACHES.setdefault(fn, Cache())
 
 
 def plan_for(
@@ -235,13 +301,13 @@ def plan_for(
     `shapes`: the values' `shape_key`s, if the caller has them."""
     cache = cache_of(fn)
     key = (places, shapes or tuple(map(shape_key, values)), simplify, stage)
-    plan = cache.get(key)
+    plan = cache.recent(key)
     if plan is None or plan.watch and not plan.watch.still_valid():
         d = shared_derivative(fn, key, lambda: build(fn, signature(values, places), stage_named(stage), simplify))
         rt = d.result_type
         every = places == _every_place(len(values))
         floats = every and FLOAT.issuperset(map(type, values)) and all(t.active for t in d.sig)
-        plan = cache[key] = Plan(
+        plan = Plan(
             d.forward,
             d.backward,
             d.watch if d.watch.entries else None,
@@ -253,7 +319,8 @@ def plan_for(
             floats,
             d.loc,
         )
-    cache["last_sig"] = plan.sig
+        cache.keep(key, plan)
+    cache.last_sig = plan.sig
     return plan
 
 
@@ -319,11 +386,16 @@ class PlansByShape:
             check_floats(args, positions, self.what)  # some arguments asked for, not all: they must hold floats
         places = self.places_of.get(len(args))
         if places is None:  # after a bound method's instance; in `*args`
+            if len(self.places_of) >= CACHE_SIZE:
+                self.places_of.clear()
             places = self.places_of[len(args)] = self.target.places(positions)
         values = self.target.values(args, kwargs)
         shapes = tuple(map(shape_key, values))
         plan = plan_for(self.target.fn, values, places, self.simplify, self.stage, shapes)
         if keyed:
+            if len(self.by_shape) >= CACHE_SIZE:  # calls of many forms: the function's own cache keeps the recent
+                self.by_shape.clear()
+                self.by_type.clear()
             self.by_shape[shapes] = plan
             if NUMBERS.issuperset(shapes):
                 self.by_type[shapes] = plan

@@ -12,6 +12,7 @@ the closure it was made for.
 from __future__ import annotations
 
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -35,9 +36,8 @@ class _Template(NamedTuple):
     kept: tuple  # the objects the key holds by identity, alive while the template is
 
 
-# code -> (key, closure key) -> template; the newest codes' (a code made by `exec` again and again is a new one)
-_TEMPLATES: dict[types.CodeType, dict[tuple, _Template]] = {}
-_CODES = 256
+# code -> (key, closure key) -> template; an entry goes with its code (the functions of that code)
+_TEMPLATES: weakref.WeakKeyDictionary[types.CodeType, dict[tuple, _Template]] = weakref.WeakKeyDictionary()
 
 
 def _cell_key(value: Any, first: int) -> tuple:
@@ -75,8 +75,6 @@ def shared_derivative(fn: Any, key: tuple, make: Callable[[], Derivative]) -> De
         return make()
     templates = _TEMPLATES.get(fn.__code__)
     if templates is None:
-        if len(_TEMPLATES) >= _CODES:
-            del _TEMPLATES[next(iter(_TEMPLATES))]
         templates = _TEMPLATES[fn.__code__] = {}
     template = templates.get((key, closure))
     if template is not None and template.globals is fn.__globals__ and template.others.still_valid():

@@ -21,7 +21,6 @@ from ..ir.types import REAL
 from ..pipeline import generate_source, show, typed_ir
 from ..runtime import cost
 from .plans import (
-    CACHE_ATTR,
     FLOAT,
     Place,
     PlansByShape,
@@ -119,7 +118,7 @@ def make_gradient_function(
                 plan = by_type.get(tuple(map(type, values))) or by_shape.get(tuple(map(shape_key, values)))
             if plan is None or plan.watch and not plan.watch.still_valid():
                 plan, values = plans.new(args, kwargs, keyed)
-            cache["last_sig"] = plan.sig
+            cache.last_sig = plan.sig
             result, saved = plan.forward(*values)
             if has_aux:
                 if not (isinstance(result, tuple) and len(result) == 2):
@@ -140,7 +139,8 @@ def make_gradient_function(
             raise _leaving(error)  # noqa: B904  chadpy's frames are hidden; CHADPY_TRACEBACK=full shows them
 
     operator = value_and_grad if with_value else grad
-    return marked_derivative(gradient_function, None if has_aux else operator, f, argnums)
+    made = (operator, {"argnums": argnums, "has_aux": has_aux, "simplify": simplify, "stage": stage})
+    return marked_derivative(gradient_function, None if has_aux else operator, f, argnums, made)
 
 
 @_api
@@ -220,7 +220,7 @@ def source(
     if args or kwargs:
         sig = signature(target.values(args, kwargs), target.places(range(len(args))))
     else:
-        sig = getattr(fn, "__dict__", {}).get(CACHE_ATTR, {}).get("last_sig")
+        sig = cache_of(fn).last_sig
         if sig is None:
             sig, guessed = tuple(REAL for _ in inspect.signature(fn).parameters), True
     try:

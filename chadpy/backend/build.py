@@ -1,17 +1,14 @@
-"""The last step: the derivative's source compiled (with a real file, so tracebacks and debuggers show
-its lines) and run, its entry specialisation's two functions taken from the module it made."""
+"""The last step: the derivative's source compiled (in `linecache` while it lives, so tracebacks and debuggers
+show its lines: `texts.py`) and run, its entry specialisation's two functions taken from the module it made."""
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import linecache
-import os
-import tempfile
 import types
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .. import texts
 from ..errors import Loc
 from ..infer.inference import Spec
 from ..ir.types import VType
@@ -19,7 +16,6 @@ from ..read.source import Watch
 
 _DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
 _DEEP_STACK = 512 * 1024 * 1024  # bytes of C stack for the thread that compiles them
-_ORIGINS: dict[str, dict[int, Loc]] = {}  # generated file -> its line -> the user's line it comes from
 
 
 class Generated(NamedTuple):
@@ -63,16 +59,23 @@ class Derivative:
 
 
 def load(generated: Generated) -> Derivative:
-    """Compile the derivative's source (with a real file, so tracebacks show its lines) and run it."""
+    """Compile the derivative's source (its lines in linecache, so tracebacks show them) and run it."""
     entry = generated.entry
-    filename = _write_source(entry.name, generated.source)
-    _ORIGINS[filename] = generated.origins
+    code = texts.compiled(entry.name, generated.source, generated.origins)
     namespace = dict(generated.bindings)
     namespace["__name__"] = f"chadpy.generated.{entry.name}"
-    exec(compile(generated.source, filename, "exec"), namespace)
+    exec(code, namespace)
     forward, backward = namespace[entry.name], namespace[entry.backward]
     return Derivative(
-        forward, backward, entry.sig, entry.result, entry.fn.loc, generated.source, filename, generated.watch, namespace
+        forward,
+        backward,
+        entry.sig,
+        entry.result,
+        entry.fn.loc,
+        generated.source,
+        code.co_filename,
+        generated.watch,
+        namespace,
     )
 
 
@@ -108,20 +111,5 @@ def _names(code: types.CodeType) -> set[str]:
 
 def origin(filename: str, lineno: int) -> Loc | None:
     """The user's line a line of a generated derivative comes from (None for other files)."""
-    return _ORIGINS.get(filename, {}).get(lineno)
-
-
-def _write_source(name: str, source: str) -> str:
-    """Put the generated source in a real file (debuggers open it) and in linecache."""
-    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
-    folder = os.path.join(tempfile.gettempdir(), f"chadpy-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
-    filename = os.path.join(folder, f"{name}_{digest}.py")
-    try:
-        os.makedirs(folder, exist_ok=True)
-        if not os.path.exists(filename):
-            with open(filename, "w") as f:
-                f.write(source)
-    except OSError:
-        filename = f"<chadpy {name} {digest}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    return filename
+    origins = texts.beside(filename)
+    return origins.get(lineno) if isinstance(origins, dict) else None

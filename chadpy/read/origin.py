@@ -36,10 +36,50 @@ def file_lines(fn: types.FunctionType) -> list[str]:
     return lines
 
 
+def texts_for(fn: types.FunctionType) -> list[tuple[str, list[str]]]:
+    """The texts fn may have been compiled from, each with its file's name: its file's; for code cloudpickle sent
+    by value (which it names "<dynamic-code>"), each text sent with it (`carry`)."""
+    if fn.__code__.co_filename == _BY_VALUE:
+        return list(_CARRIED.items())
+    lines = file_lines(fn)
+    return [(fn.__code__.co_filename, lines)] if lines else []
+
+
+_BY_VALUE = "<dynamic-code>"  # cloudpickle's file name for the code it sends by value
+_CARRIED: dict[str, list[str]] = {}  # file name -> text, sent with functions from another process (`carry`)
+
+
 def _command_lines() -> list[str]:
     """The command of `python -c`: the argument after the first "-c" of the interpreter's own arguments."""
     argv = sys.orig_argv
     return argv[argv.index("-c") + 1].splitlines(True)
+
+
+def texts_of(fn: object) -> dict[str, str]:
+    """The texts that a function defined in `__main__` (a script, a notebook) and the `__main__` functions it names
+    were compiled from, by file name: what a process that cannot read them needs (cloudpickle sends such functions
+    by value, their code without their text)."""
+    texts: dict[str, str] = {}
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if not isinstance(f, types.FunctionType) or f.__module__ != "__main__" or id(f) in seen:
+            continue
+        seen.add(id(f))
+        filename = f.__code__.co_filename
+        if filename == _BY_VALUE:  # sent here by value: sent on with the texts it came with
+            texts.update((name, "".join(lines)) for name, lines in _CARRIED.items())
+        elif filename not in texts:
+            texts[filename] = "".join(file_lines(f))
+        todo.extend(f.__globals__.get(name) for name in _all_names(f.__code__))
+    return {k: v for k, v in texts.items() if v}
+
+
+def carry(texts: dict[str, str]) -> None:
+    """Make texts `texts_of` took in another process readable here, for the functions sent with them by value."""
+    for filename, text in texts.items():
+        _CARRIED[filename] = text.splitlines(True)
 
 
 def history_lines() -> list[str]:

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..errors import ChadError, Loc, UnknownFunction, UnsupportedSyntax, is_internal
 from ..ir.records import fields_of, is_record
-from .origin import file_lines, history_lines, is_the_running_code, unreadable
+from .origin import history_lines, is_the_running_code, texts_for, unreadable
 
 _MISSING = object()
 
@@ -126,16 +126,15 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
         )
     if code.co_name == "<lambda>":
         return _parse_lambda(fn)
-    lines = file_lines(fn)
-    if lines:  # by its code object: the function itself, never the one its `__wrapped__` names
-        module, text, first = _running_definition(fn, lines)
+    texts = texts_for(fn)
+    if texts:  # by its code object: the function itself, never the one its `__wrapped__` names
+        filename, (module, text, first) = _running_definition(fn, texts)
     else:
         found = _from_history(fn) if code.co_filename == "<stdin>" else None
         if found is None:
             raise unreadable(fn, "could not get source code")
-        module, text, first = found
+        filename, (module, text, first) = code.co_filename, found
     tree = gast.ast_to_gast(module).body[0]
-    filename = inspect.getsourcefile(code) or code.co_filename
     parsed = ParsedFunction(fn, tree, filename, first, text.splitlines())
     if isinstance(tree, gast.AsyncFunctionDef):
         raise UnsupportedSyntax("`async def` is not supported", parsed.loc(tree))
@@ -144,21 +143,26 @@ def parse_function(fn: types.FunctionType) -> ParsedFunction:
     return parsed
 
 
-def _running_definition(fn: types.FunctionType, lines: list[str]) -> tuple[ast.Module, str, int]:
-    """fn's definition in the lines of its file, checked to be the code that runs."""
+def _running_definition(
+    fn: types.FunctionType, texts: list[tuple[str, list[str]]]
+) -> tuple[str, tuple[ast.Module, str, int]]:
+    """fn's definition in the first of `texts` it is found in and checked to be the code that runs, with that text's
+    file name."""
+    for filename, lines in texts:
+        try:
+            found = _definition(fn, lines)
+        except (OSError, SyntaxError):
+            continue
+        if found is not None and _runs(fn, *found, lines):
+            return filename, found
     code = fn.__code__
-    try:
-        found = _definition(fn, lines)
-    except (OSError, SyntaxError):
-        found = None
-    if found is None or not _runs(fn, *found, lines):
-        line = lines[code.co_firstlineno - 1] if code.co_firstlineno <= len(lines) else ""
-        raise UnknownFunction(
-            f"the source of `{fn.__qualname__}` in {code.co_filename} is not the code that runs: the file changed "
-            "after the function was defined; reload its module (`importlib.reload`) or restart Python",
-            Loc(code.co_filename, code.co_firstlineno, fn.__name__, line),
-        )
-    return found
+    filename, lines = texts[0]
+    line = lines[code.co_firstlineno - 1] if code.co_firstlineno <= len(lines) else ""
+    raise UnknownFunction(
+        f"the source of `{fn.__qualname__}` in {filename} is not the code that runs: the file changed after the "
+        "function was defined; reload its module (`importlib.reload`) or restart Python",
+        Loc(filename, code.co_firstlineno, fn.__name__, line),
+    )
 
 
 def _runs(fn: types.FunctionType, module: ast.Module, text: str, first: int, lines: list[str]) -> bool:
@@ -253,30 +257,32 @@ def _parse_lambda(fn: types.FunctionType) -> ParsedFunction:
     """A lambda made outside differentiated code (e.g. passed as an argument): find its
     node in its file by the positions of its code, and read it as `def <lambda>(...): return body`."""
     code = fn.__code__
-    filename = inspect.getsourcefile(fn) or code.co_filename
-    lines = file_lines(fn)
-    if not lines:
+    texts = texts_for(fn)
+    if not texts:
         raise unreadable(fn, "could not get source code")
     spots = [(p[0], p[2]) for p in code.co_positions() if None not in p and p[2:] != (0, 0)]  # (0, 0): RESUME
     params = list(code.co_varnames[: code.co_argcount])
-    try:
-        whole = ast.parse("".join(lines))  # Python's tree (its parse and walk are C), the one lambda gast's
-    except SyntaxError:
-        whole = ast.Module([], [])
-    found = []
-    for node in ast.walk(whole):
-        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
-            body = node.body
-            start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
-            if spots and all(start <= spot < end for spot in spots) and is_the_running_code(fn, node, lines):
-                found.append(node)
-    if not found:
-        raise UnknownFunction(
-            f"the source of a lambda cannot be found in {filename}"
-            + (" (the file changed after it was made: reload its module or restart Python)" if whole.body else "")
-        )
-    node = gast.ast_to_gast(min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset)))
-    tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
-    gast.copy_location(tree, node)
-    gast.copy_location(tree.body[0], node)
-    return ParsedFunction(fn, tree, filename, 1, [line.rstrip("\n") for line in lines])
+    for filename, lines in texts:
+        try:
+            whole = ast.parse("".join(lines))  # Python's tree (its parse and walk are C), the one lambda gast's
+        except SyntaxError:
+            continue
+        found = []
+        for node in ast.walk(whole):
+            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params:
+                body = node.body
+                start, end = (body.lineno, body.col_offset), (body.end_lineno, body.end_col_offset)
+                if spots and all(start <= spot < end for spot in spots) and is_the_running_code(fn, node, lines):
+                    found.append(node)
+        if found:
+            node = gast.ast_to_gast(
+                min(found, key=lambda n: (n.end_lineno - n.lineno, n.end_col_offset - n.col_offset))
+            )
+            tree = gast.FunctionDef("<lambda>", node.args, [gast.Return(node.body)], [], None, None)
+            gast.copy_location(tree, node)
+            gast.copy_location(tree.body[0], node)
+            return ParsedFunction(fn, tree, filename, 1, [line.rstrip("\n") for line in lines])
+    raise UnknownFunction(
+        f"the source of a lambda cannot be found in {texts[0][0]} (if the file changed after the lambda was made, "
+        "reload its module or restart Python)"
+    )

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-import linecache
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import texts
 from ..ir.types import OBJECT, STR, Arr, Dct, Lst, Rec, Tup, VType, is_active
 from ..runtime import numpy as numpy_runtime
 from ..runtime import pointwise as pointwise_runtime
@@ -428,10 +428,8 @@ DERIVATIVE_HELPERS: dict[str, object] = {}
 def written_in_python(source: str, name: str, namespace: dict[str, object]) -> dict[str, object]:
     """The functions `source` defines (its names in `namespace`), as Python functions whose source chadpy reads
     like a user's (`name` names the text in locations): what a rule written in Python is."""
-    filename = f"<chadpy {name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)  # for chadpy to read
     defined = dict(namespace)
-    exec(compile(source, filename, "exec"), defined)
+    exec(texts.compiled(name, source), defined)  # its text in linecache, for chadpy to read
     return {k: v for k, v in defined.items() if k not in namespace and k != "__builtins__"}
 
 

@@ -1,0 +1,54 @@
+"""Texts chadpy writes and then runs: a derivative's module, a rule written in Python.
+
+Each is in `linecache` under a name of its own while code compiled from it lives, so tracebacks, debuggers and
+chadpy itself (which reads a rule's text like a user's) show its lines; it goes with the last of that code, with
+what was kept beside it (a derivative's map from its lines to the user's). Nothing is written to disk, unless the
+environment variable `CHADPY_GENERATED_DIR` names a folder, for a debugger that opens files: the files stay there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import linecache
+import os
+import types
+import weakref
+
+_HOLDERS: dict[str, int] = {}  # file name -> the code objects compiled from its text that are alive
+_BESIDE: dict[str, object] = {}  # file name -> what was kept with its text
+
+
+def compiled(label: str, source: str, beside: object = None) -> types.CodeType:
+    """`source` compiled under a file name of its own, its text held while a function made from it lives."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+    folder = os.environ.get("CHADPY_GENERATED_DIR")
+    filename = f"<chadpy {label} {digest}>"
+    if folder:
+        filename = os.path.join(folder, f"{label}_{digest}.py".replace(" ", "_"))
+        os.makedirs(folder, exist_ok=True)
+        with open(filename, "w") as f:
+            f.write(source)
+    code = compile(source, filename, "exec")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    if beside is not None:
+        _BESIDE[filename] = beside
+    for const in code.co_consts:  # the functions' code: the module's own is gone once it has run
+        if isinstance(const, types.CodeType):
+            _HOLDERS[filename] = _HOLDERS.get(filename, 0) + 1
+            weakref.finalize(const, _released, filename)
+    return code
+
+
+def beside(filename: str) -> object:
+    """What was kept with a text chadpy compiled (None for other files)."""
+    return _BESIDE.get(filename)
+
+
+def _released(filename: str) -> None:
+    left = _HOLDERS[filename] - 1
+    if left:
+        _HOLDERS[filename] = left
+        return
+    del _HOLDERS[filename]
+    _BESIDE.pop(filename, None)
+    linecache.cache.pop(filename, None)
