@@ -24,10 +24,14 @@ def compiled(label: str, source: str, beside: object = None) -> types.CodeType:
     folder = os.environ.get("CHADPY_GENERATED_DIR")
     filename = f"<chadpy {label} {digest}>"
     if folder:
-        filename = os.path.join(folder, f"{label}_{digest}.py".replace(" ", "_"))
-        os.makedirs(folder, exist_ok=True)
-        with open(filename, "w") as f:
-            f.write(source)
+        path = os.path.join(folder, f"{label}_{digest}.py".replace(" ", "_"))
+        try:
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "w") as f:
+                f.write(source)
+            filename = path
+        except OSError:  # a folder that cannot be written: linecache alone
+            pass
     code = compile(source, filename, "exec")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     if beside is not None:

@@ -518,8 +518,10 @@ def _attempted(where: str, thunk: Callable[[], object]) -> tuple[object, Outcome
 
 def _zero_like(value: object) -> object:
     """A zero tangent of an argument that is not differentiated: its structure, each float 0.0 (ints in it, strs as
-    they are); None for an int argument (jvp refuses a tangent other than zero for one)."""
-    return None if isinstance(value, int) else _direction(value, _ZEROS)
+    they are); None for an int or an int array argument (jvp refuses a tangent other than zero for one)."""
+    if isinstance(value, int) or isinstance(value, np.ndarray) and value.dtype.kind in "iub":
+        return None
+    return _direction(value, _ZEROS)
 
 
 class _Zeros:
