@@ -277,3 +277,12 @@ def test_python_blocks_are_python(page):
             ast.parse(code)
         except SyntaxError:
             ast.parse("{\n" + code + "}")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_angle_brackets_in_prose(page):
+    """A `<` before a letter outside code is an HTML tag to a markdown renderer, which drops it and what it
+    encloses (`<jvp(v), w>` vanished from the site): write ⟨ ⟩, or put it in backticks. HTML comments may stay."""
+    prose = re.sub(r"```.*?```|<!--.*?-->", "", _read(page), flags=re.S)
+    for line in prose.splitlines():
+        assert not re.search(r"<[A-Za-z/!]", re.sub(r"`[^`]*`", "", line)), f"{page}: {line!r}"
