@@ -19,7 +19,7 @@ Usage: python benchmarks/run.py [--quick] [--only NAME,...] [--out PATH]
 `--quick` (also `python -m chadpy bench`) uses the small sizes, fewer rounds and leaves out JAX and autograd
 (seconds per call, or per compile, on the loops): about a minute.
 Writes OUT.md (the table, with date, machine and command) and OUT.png (needs matplotlib): by default
-benchmarks/results.* (the README shows those), benchmarks/results-quick.* with --quick.
+benchmarks/results.* (the README and docs/benchmarks.md show those), benchmarks/results-quick.* with --quick.
 """
 
 # ruff: noqa: I001  (one_thread first: it sets the libraries' threads before they are imported)
@@ -320,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated workload names (a prefix is enough)")
     parser.add_argument("--out", help="where to write OUT.md and OUT.png (default: benchmarks/results[-quick])")
     args = parser.parse_args(argv)
-    if args.out is None:  # a quick run never overwrites the full run's results (the README shows those)
+    if args.out is None:  # a quick run never overwrites the full run's results (the README and docs show those)
         args.out = os.path.join(HERE, "results-quick" if args.quick else "results")
     size, rounds, target = ("small", 3, 0.01) if args.quick else ("large", 7, 0.05)
     chosen = [w for w in ALL_WORKLOADS if not args.only or any(w["name"].startswith(p) for p in args.only.split(","))]

@@ -1,12 +1,17 @@
-"""docs/teaching.md and the README show what chadpy prints today (generated parts are regenerated and compared)."""
+"""The README and the pages under docs/ show what chadpy prints today (generated parts are regenerated and
+compared), their links lead somewhere, and the README stays a short front door."""
 
 from __future__ import annotations
 
+import ast
+import glob
 import importlib.util
 import os
 import re
 import subprocess
 import sys
+import textwrap
+import unicodedata
 
 import pytest
 
@@ -60,14 +65,22 @@ def _printed_derivative(example: str) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _read(page: str) -> str:
+    with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+        return f.read()
+
+
+# where each example's printed derivative is shown: the README's first example (and the site's home page),
+# the closures example on the page about reading derivatives
+SHOWN_IN = {"quickstart": ["README.md", "docs/index.md"], "closures": ["docs/derivatives.md"]}
+
+
 @pytest.mark.slow  # 1.5 s each (the example script in a subprocess): the whole suite runs it, the subset leaves it
-@pytest.mark.parametrize("example", ["quickstart", "closures"])
-def test_readme_shows_the_derivative_chadpy_prints(example):
-    with open(os.path.join(ROOT, "README.md")) as f:
-        readme = f.read()
-    assert "```python\n" + _printed_derivative(example) + "```" in readme, (
-        f"README's derivative for examples/{example}.py is stale: paste what the script prints"
-    )
+@pytest.mark.parametrize("example", sorted(SHOWN_IN))
+def test_docs_show_the_derivative_chadpy_prints(example):
+    printed = "```python\n" + _printed_derivative(example) + "```"
+    for page in SHOWN_IN[example]:
+        assert printed in _read(page), f"{page}'s derivative for examples/{example}.py is stale: paste what it prints"
 
 
 def _blocks(text: str, lang: str) -> list[str]:
@@ -149,13 +162,127 @@ def test_design_pages_new_primitive_is_one_line():
 
 
 @pytest.mark.parametrize("name", ["g", "f"])
-def test_readme_loops_show_what_chadpy_prints(name):
-    """The README's "Loops" section: the derivative shown after each loop is what chadpy prints for it."""
+def test_loops_show_what_chadpy_prints(name):
+    """docs/derivatives.md's "Loops" section: the derivative shown after each loop is what chadpy prints for it."""
     import chadpy as chad
 
-    with open(os.path.join(ROOT, "README.md")) as f:
-        blocks = _blocks(f.read(), "python")
+    blocks = _blocks(_read("docs/derivatives.md"), "python")
     at = next(k for k, b in enumerate(blocks) if b.startswith(f"def {name}(x, n):"))
-    fn = load_function("import math\n\n\n" + blocks[at].replace(f"def {name}(", "def f("), "readme_loop")
-    printed = chad.source(fn, 1.3, 5, annotate=False)  # of `f`: named as the README's function
+    fn = load_function("import math\n\n\n" + blocks[at].replace(f"def {name}(", "def f("), "docs_loop")
+    printed = chad.source(fn, 1.3, 5, annotate=False)  # of `f`: named as the page's function
     assert blocks[at + 1] == printed.replace("f_chad(", f"{name}_chad(").replace("f_bp", f"{name}_bp")
+
+
+# ====================================================================== the README as a front door, the pages' links
+
+PAGES = ["README.md", *sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))]
+
+# the README's sections, in the order a new user reads them (other sections may come between them)
+README_SECTIONS = ["A first example", "API", "What is supported", "How it compares", "Where to go next"]
+
+
+def _headings(text: str) -> list[tuple[int, str]]:
+    """(level, title) of each markdown heading outside fenced code blocks."""
+    found, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif not inside and (m := re.match(r"(#{1,6}) (.*)", line)):
+            found.append((len(m.group(1)), m.group(2).strip()))
+    return found
+
+
+def test_readme_is_short_and_in_order():
+    """A new user reads it in one go: what chadpy is, the two commands, a first example, the API, a short list
+    of what is supported, how it compares, where to go next. The rest lives under docs/."""
+    readme = _read("README.md")
+    assert len(readme.splitlines()) < 400, "README.md is getting long: move the detail to a page under docs/"
+    headings = _headings(readme)
+    assert headings[0] == (1, "chadpy")
+    sections = [title for level, title in headings if level == 2]
+    assert [t for t in sections if t in README_SECTIONS] == README_SECTIONS, sections
+    intro = readme.split("\n## ", 1)[0]  # before the first section: the two commands, with the test command CI runs
+    assert "python examples/quickstart.py" in intro
+    assert 'python -m pip install -q -e ".[test]" && python -m pytest -q' in intro
+    supported = readme.split("\n## What is supported\n", 1)[1].split("\n## ", 1)[0]
+    assert len(re.findall(r"^- ", supported, re.M)) <= 12, "the full list is docs/language.md's"
+    assert "(docs/language.md)" in supported
+
+
+def _table(text: str, header: str) -> list[str]:
+    """The rows of the markdown table whose header row starts with `header`."""
+    lines = text.splitlines()
+    at = next(k for k, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[at:]:
+        if not line.startswith("|"):
+            break
+        rows.append(line)
+    return rows
+
+
+def test_readme_tables_are_the_pages_tables():
+    """The README's API table is docs/api.md's, and its benchmark table docs/benchmarks.md's."""
+    readme = _read("README.md")
+    assert _table(readme, "| call |") == _table(_read("docs/api.md"), "| call |")
+    header = "| workload | hand-written |"
+    assert _table(readme, header) == _table(_read("docs/benchmarks.md"), header)
+
+
+def _slugs(text: str) -> set[str]:
+    """The anchors of a page's headings, as GitHub and as MkDocs (Python-Markdown's toc) spell them."""
+    slugs = set()
+    for _, title in _headings(text):
+        plain = re.sub(r"[`*]|\[([^]]*)\]\([^)]*\)", lambda m: m.group(1) or "", title)
+        github = re.sub(r"[^\w\- ]", "", plain.lower()).replace(" ", "-")
+        ascii_title = unicodedata.normalize("NFKD", plain).encode("ascii", "ignore").decode()
+        mkdocs = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_title).strip().lower())
+        slugs |= {github, mkdocs}
+    return slugs
+
+
+def _links(text: str) -> list[str]:
+    """The targets of a markdown text's links and images, outside code (fenced blocks and inline spans)."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    prose = re.sub(r"`[^`\n]*`", "", prose)
+    return re.findall(r"\]\(([^)\s]+)\)", prose)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_relative_links_lead_to_files_and_headings(page):
+    """Every relative link of the README and of docs/*.md names a file of the repository, and an anchor names a
+    heading of its page (MkDocs' strict build checks the pages as the site has them; this checks them as read in
+    the repository, the README too)."""
+    text = _read(page)
+    targets = _links(text)
+    assert targets or page != "README.md"
+    for target in targets:
+        if re.match(r"[a-z]+:", target):  # a URL
+            continue
+        path, _, anchor = target.partition("#")
+        file = os.path.normpath(os.path.join(ROOT, os.path.dirname(page), path)) if path else os.path.join(ROOT, page)
+        assert os.path.isfile(file), f"{page}: the link {target!r} leads to no file"
+        if anchor and file.endswith(".md"):
+            with open(file, encoding="utf-8") as f:
+                assert anchor in _slugs(f.read()), f"{page}: the link {target!r} names no heading of its page"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_python_blocks_are_python(page):
+    """Every ```python block of the README and the pages parses (one that is an entry of a dict, as design.md's
+    registration of np.cumsum is, parses inside braces)."""
+    for block in _blocks(_read(page), "python"):
+        code = textwrap.dedent(block)
+        try:
+            ast.parse(code)
+        except SyntaxError:
+            ast.parse("{\n" + code + "}")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_angle_brackets_in_prose(page):
+    """A `<` before a letter outside code is an HTML tag to a markdown renderer, which drops it and what it
+    encloses (`<jvp(v), w>` vanished from the site): write ⟨ ⟩, or put it in backticks. HTML comments may stay."""
+    prose = re.sub(r"```.*?```|<!--.*?-->", "", _read(page), flags=re.S)
+    for line in prose.splitlines():
+        assert not re.search(r"<[A-Za-z/!]", re.sub(r"`[^`]*`", "", line)), f"{page}: {line!r}"

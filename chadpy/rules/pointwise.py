@@ -5,7 +5,7 @@ the transposed derivative `(m, d, y, *xs) -> a cotangent per argument`, with wha
 calls spelled through `m` (`m.cos(x)` is `math.cos(x)` or `np.cos(x)`), and, where the
 reals in [-0.9, 0.9] will not do, the domain where the rule test samples the arguments.
 Adding a NumPy ufunc with a standard derivative is one line here (the rule test
-picks it up; the README's function list must name it). The arithmetic formulas are
+picks it up; docs/language.md's function list must name it). The arithmetic formulas are
 shared with the operators and builtins of `scalar.py`.
 """
 

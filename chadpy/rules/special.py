@@ -51,7 +51,7 @@ def _ufunc_jvp(partials: Callable, strong: bool, ts: list, y: Term, *xs: Term) -
 
 def _term_call(f: Callable, *args: object) -> Term:
     """`apply`, where polygamma is a primitive of chadpy's own (`_POLYGAMMA`): tangent code calls it, not user code
-    (the README does not list it)."""
+    (docs/language.md does not list it)."""
     return apply(_POLYGAMMA if f is sc.polygamma else f, *args)
 
 

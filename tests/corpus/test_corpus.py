@@ -151,8 +151,8 @@ def corpus_counts() -> Counter:
     return Counter(outcome(name).kind for name in CASES)
 
 
-def readme_sentence(passed: int, total: int) -> str:
-    """The README's sentence on the corpus, for `passed` of `total` functions differentiated."""
+def corpus_sentence(passed: int, total: int) -> str:
+    """docs/language.md's sentence on the corpus, for `passed` of `total` functions differentiated."""
     return (
         f"chadpy differentiates {passed} of the {total} functions of its own corpus (`tests/corpus/`: "
         "losses and layers in the style of numpy-ml and CS231n, Nielsen's and Karpathy's networks, "
@@ -200,8 +200,8 @@ def test_the_inputs_are_deterministic():
         assert _differs(_snapshot(case.call().args), _snapshot(case.call().args), case.name) is None
 
 
-def test_the_readme_states_the_corpus_pass_rate():
-    """The README says how many corpus functions chadpy differentiates (each case's own test checks that
+def test_the_language_page_states_the_corpus_pass_rate():
+    """docs/language.md says how many corpus functions chadpy differentiates (each case's own test checks that
     exactly those outside `EXPECTED_REFUSED` are)."""
-    readme = " ".join((ROOT / "README.md").read_text().split())
-    assert readme_sentence(len(CASES) - len(EXPECTED_REFUSED), len(CASES)) in readme
+    page = " ".join((ROOT / "docs" / "language.md").read_text(encoding="utf-8").split())
+    assert corpus_sentence(len(CASES) - len(EXPECTED_REFUSED), len(CASES)) in page

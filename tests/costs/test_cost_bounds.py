@@ -127,7 +127,7 @@ def test_sparse_union_tree_is_n_log_n():
 def test_sparse_is_linear_without_big_unions(family):
     """In let-normal form, Fig. 2's let rule adds a backpropagator's (small) vector into the
     accumulated one, so a hash-map union costs the small one's size: only Appendix A's
-    meeting of two large vectors is super-linear (see README, "The cost bound")."""
+    meeting of two large vectors is super-linear (see docs/paper.md, "The cost bound")."""
     assert_within_bound(points(family, "sparse"), C * 2, C_PRIME)
     if family in EXACT:
         assert all(e <= 30 for n, e in excess(points(family, "sparse")).items() if n >= 64)

@@ -10,7 +10,7 @@ with central differences of <ct, f(args)>, in both code generation modes. A
 differentiable primitive without samples must be in `COVERED_ELSEWHERE`, with the test
 that covers it.
 
-The README's list of supported functions is checked against the registry too.
+docs/language.md's list of supported functions is checked against the registry too.
 """
 
 from __future__ import annotations
@@ -310,15 +310,15 @@ def test_every_differentiable_rule_is_sampled():
     assert {label.split(" ")[0] for label in exempt} == set(COVERED_ELSEWHERE), "stale COVERED_ELSEWHERE entries"
 
 
-# ====================================================================== the README
+# ====================================================================== the list of supported functions
 
 
-def _readme_lists() -> dict[str, set[str]]:
-    """The function names the README's "Supported language" section lists, by group: "math", "builtins",
+def _page_lists() -> dict[str, set[str]]:
+    """The function names docs/language.md's "Constructs and functions" section lists, by group: "math", "builtins",
     "np", "methods", each with " discrete" for the ones listed as discrete (a list after the word
     "discrete", up to the next ";")."""
-    with open(os.path.join(ROOT, "README.md")) as f:
-        section = f.read().split("## Supported language", 1)[1].split("\n## ", 1)[0]
+    with open(os.path.join(ROOT, "docs", "language.md"), encoding="utf-8") as f:
+        section = f.read().split("## Constructs and functions", 1)[1].split("\n## ", 1)[0]
     groups: dict[str, set[str]] = {}
     for bullet in re.split(r"\n- ", section):
         starts = {"`math`:": "math", "NumPy:": "np", "SciPy:": "scipy"}
@@ -361,18 +361,18 @@ def _registry_lists() -> dict[str, set[str]]:
     return groups
 
 
-def test_readme_lists_the_registered_functions():
-    readme, registry = _readme_lists(), _registry_lists()
-    for group in sorted(set(readme) | set(registry)):
-        listed, known = readme.get(group, set()), registry.get(group, set())
+def test_language_page_lists_the_registered_functions():
+    listed_by_page, registry = _page_lists(), _registry_lists()
+    for group in sorted(set(listed_by_page) | set(registry)):
+        listed, known = listed_by_page.get(group, set()), registry.get(group, set())
         if group.startswith(("np", "scipy")):  # as objects: `abs` and `absolute` are one
             listed = {_function(np if group.startswith("np") else scipy, word) for word in listed}
             name = {fn: _spelling(fn) for fn in known | listed}
             missing, extra = {name[fn] for fn in known - listed}, {name[fn] for fn in listed - known}
         else:
             missing, extra = known - listed, listed - known
-        assert not missing, f"README's supported-language section does not list as {group}: {sorted(missing)}"
-        assert not extra, f"README's supported-language section lists as {group}, but the registry has not: {extra}"
+        assert not missing, f"docs/language.md does not list as {group}: {sorted(missing)}"
+        assert not extra, f"docs/language.md lists as {group}, but the registry has not: {extra}"
 
 
 def _function(module: object, word: str) -> object:

@@ -275,7 +275,7 @@ BY_NAME.update((f.name, f) for f in HIGHER_ORDER)
 
 # ====================================================================== the bound
 
-# The measured constants (README "The cost bound"): the tightest are c = 28.4 (simplified, rnn_buffer)
+# The measured constants (docs/paper.md, "The cost bound"): the tightest are c = 28.4 (simplified, rnn_buffer)
 # and c = 80.3 (Fig. 7 code, fill) with c' = 0; these leave a little headroom.
 C, C_PRIME = 84, 100
 C_LOG, C_LOG_PRIME = 200, 100  # monadic: a persistent trie costs ~log2|Γ| path steps per operation

@@ -64,7 +64,7 @@ WEIGHTS: dict[str, float] = {
     "s_npscalar_loop": 0.6,
     "s_list": 2.5,
     "s_dict": 0.8,
-    "s_dict_comp": 0.0,  # the fraction of s_dict that are dict comprehensions (unsupported: README)
+    "s_dict_comp": 0.0,  # the fraction of s_dict that are dict comprehensions (unsupported: docs/language.md)
     "s_array": 2.5,
     "s_array_augassign": 0.5,
     "s_array_store": 1.0,
@@ -128,7 +128,7 @@ WEIGHTS: dict[str, float] = {
     "a_literal": 1.0,
     "a_nested_literal": 0.7,  # np.array([[...], ...]) for 2-D shapes (a_literal is for 1-D)
     "a_constructor": 1.0,
-    "a_linspace": 0.02,  # rejected by chadpy (not in the README's list), kept rare
+    "a_linspace": 0.02,  # rejected by chadpy (not in docs/language.md's list), kept rare
     "a_unary": 2.0,
     "a_binop": 2.5,
     "a_scalar": 2.0,
