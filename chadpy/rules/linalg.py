@@ -582,10 +582,11 @@ def _scipy_solve_jvp(ts: list, x: Term, a: Term, b: Term, lower: Term, check: Te
 
 def _cho_factor_jvp(ts: list, y: Term, a: Term, lower: Term, check: Term) -> Term:
     """c holds the factor in one triangle (`lower`'s, the other one's transposed: L read oriented) and a's own
-    entries in the other one."""
+    entries in the other one, or zeros (SciPy 1.18 on: `runtime.cho_factor_keeps_a`)."""
     da = _oriented(ts[0], lower)
     chol = apply(np.tril, _oriented(y[0], lower))
-    return tuple_of(_oriented(_cholesky_tangent(chol, _lower_read(da)) + apply(np.triu, da, 1), lower), None)
+    factor = _cholesky_tangent(chol, _lower_read(da))
+    return tuple_of(_oriented(factor + apply(np.triu, da, 1) if runtime.cho_factor_keeps_a() else factor, lower), None)
 
 
 def _cho_solve_jvp(ts: list, x: Term, factor: Term, b: Term, check: Term) -> Term:

@@ -5,8 +5,11 @@ program does, never on the clock, so cost tests can compare them exactly.
 
 Opcodes
 -------
-A `sys.settrace` tracer sets `f_trace_opcodes = True` (and `f_trace_lines = False`) on every Python frame that starts
-or resumes while the thunk runs and counts its 'opcode' events: one per bytecode instruction executed, in every frame:
+On Python 3.11 a `sys.settrace` tracer sets `f_trace_opcodes = True` (and `f_trace_lines = False`) on every Python
+frame that starts or resumes while the thunk runs and counts its 'opcode' events; from 3.12, where settrace is built
+on `sys.monitoring` and an opcode tracer set in a frame's 'call' event misses that frame (the first measurement in a
+process counted 0 on 3.12.1, and 3.13.0's counts varied from run to run), `sys.monitoring`'s INSTRUCTION events are
+counted directly. Either way: one per bytecode instruction executed, in every frame:
 the thunk, everything it calls, chadpy's runtime, numpy's Python-level code (`np.sum`'s wrapper, `_methods._sum`,
 `np.linalg.norm`, array-function dispatchers), callbacks run from C (`sorted(key=...)`, `__del__`, properties),
 generator and coroutine frames each time they resume, and modules imported for the first time.
@@ -200,21 +203,63 @@ def measure(thunk: Callable[[], T]) -> tuple[T, Cost]:
     """Run `thunk()`; return its result and the opcodes executed and elements charged while it ran (this thread)."""
     state = _state()
     if state.depth:  # nested: the outermost measure has set everything up
-        if sys.gettrace() is not state.tracer:
+        if not _counting(state):
             raise RuntimeError("chadpy.cost.measure: the trace function was replaced inside an enclosing measure")
         return _measure_in(state, thunk)
     # catch_warnings invalidates the warnings registries now and restores the filters on exit
     with warnings.catch_warnings(), collector_paused():
-        previous = sys.gettrace()
-        sys.settrace(state.tracer)
+        stop = _start_counting(state)
         try:
             result, cost = _measure_in(state, thunk)
         finally:
-            replaced = sys.gettrace() is not state.tracer
-            sys.settrace(previous)
+            replaced = not _counting(state)
+            stop()
     if replaced:
         raise RuntimeError("chadpy.cost.measure: the thunk replaced the trace function; its cost cannot be measured")
     return result, cost
+
+
+if sys.version_info >= (3, 12):
+    _monitoring = sys.monitoring
+    _TOOL = _monitoring.PROFILER_ID
+    _TOOL_NAME = "chadpy.cost"
+
+    def _count_instruction(code: Any, offset: int) -> Any:
+        if code.co_filename == _THIS_FILE:
+            return _monitoring.DISABLE  # the instrumentation is free: this location is never reported again
+        state = getattr(_threads, "state", None)
+        if state is not None and state.depth:  # the measuring thread's (the events are the whole process's)
+            state.opcodes += 1
+        return None
+
+    def _start_counting(state: _State) -> Callable[[], None]:
+        if _monitoring.get_tool(_TOOL) is not None:
+            raise RuntimeError(
+                f"chadpy.cost.measure: sys.monitoring's profiler slot is {_monitoring.get_tool(_TOOL)}'s"
+            )
+        _monitoring.use_tool_id(_TOOL, _TOOL_NAME)
+        _monitoring.register_callback(_TOOL, _monitoring.events.INSTRUCTION, _count_instruction)
+        _monitoring.set_events(_TOOL, _monitoring.events.INSTRUCTION)
+
+        def stop() -> None:
+            _monitoring.set_events(_TOOL, 0)
+            _monitoring.register_callback(_TOOL, _monitoring.events.INSTRUCTION, None)
+            _monitoring.free_tool_id(_TOOL)
+
+        return stop
+
+    def _counting(state: _State) -> bool:
+        return _monitoring.get_tool(_TOOL) == _TOOL_NAME
+
+else:
+
+    def _start_counting(state: _State) -> Callable[[], None]:
+        previous = sys.gettrace()
+        sys.settrace(state.tracer)
+        return lambda: sys.settrace(previous)
+
+    def _counting(state: _State) -> bool:
+        return sys.gettrace() is state.tracer
 
 
 def _measure_in(state: _State, thunk: Callable[[], T]) -> tuple[T, Cost]:

@@ -519,18 +519,28 @@ def scipy_cholesky_ct(d: Any, c: Any, lower: bool) -> Any:
     return _mT(cholesky_ct(_mT(ndarray_of(d)), _mT(c)))
 
 
+@functools.cache
+def cho_factor_keeps_a() -> bool:
+    """Whether `scipy.linalg.cho_factor` leaves a's own entries in the triangle its factor is not in (SciPy before
+    1.18, as LAPACK does) rather than zeros (1.18 on)."""
+    from scipy.linalg import cho_factor
+
+    return bool(cho_factor(np.array([[1.0, 0.5], [0.5, 1.0]]))[0][1, 0] == 0.5)
+
+
 @linear
 def cho_factor_ct(d: Any, y: Any, lower: bool) -> Any:
     """Cotangent of `a` in `c, lower = scipy.linalg.cho_factor(a, lower=)`: c holds the factor in one
-    triangle (its cotangent goes through `scipy_cholesky_ct`) and a's own entries in the other one, which
-    LAPACK leaves as they are (theirs go back as they came)."""
+    triangle (its cotangent goes through `scipy_cholesky_ct`) and, in the other one, a's own entries (theirs go
+    back as they came) or zeros (`cho_factor_keeps_a`)."""
     dc = parts(d, 2)[0]
     if dc is None:
         return Zero
     c = np.asarray(y[0])
+    kept = cho_factor_keeps_a()
     if lower:
-        return cholesky_ct(np.tril(dc), np.tril(c)) + np.triu(dc, 1)
-    return scipy_cholesky_ct(np.triu(dc), np.triu(c), False) + np.tril(dc, -1)
+        return cholesky_ct(np.tril(dc), np.tril(c)) + (np.triu(dc, 1) if kept else 0.0)
+    return scipy_cholesky_ct(np.triu(dc), np.triu(c), False) + (np.tril(dc, -1) if kept else 0.0)
 
 
 @linear
