@@ -14,7 +14,7 @@ import os
 import types
 import weakref
 
-_HOLDERS: dict[str, int] = {}  # file name -> the code objects compiled from its text that are alive
+_HOLDERS: dict[str, weakref.WeakSet] = {}  # file name -> the code objects compiled from its text
 _BESIDE: dict[str, object] = {}  # file name -> what was kept with its text
 
 
@@ -33,13 +33,14 @@ def compiled(label: str, source: str, beside: object = None) -> types.CodeType:
         except OSError:  # a folder that cannot be written: linecache alone
             pass
     code = compile(source, filename, "exec")
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    if beside is not None:
-        _BESIDE[filename] = beside
+    holders = _HOLDERS.setdefault(filename, weakref.WeakSet())
     for const in code.co_consts:  # the functions' code: the module's own is gone once it has run
         if isinstance(const, types.CodeType):
-            _HOLDERS[filename] = _HOLDERS.get(filename, 0) + 1
+            holders.add(const)
             weakref.finalize(const, _released, filename)
+    if beside is not None:
+        _BESIDE[filename] = beside
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     return code
 
 
@@ -49,9 +50,10 @@ def beside(filename: str) -> object:
 
 
 def _released(filename: str) -> None:
-    left = _HOLDERS[filename] - 1
-    if left:
-        _HOLDERS[filename] = left
+    """A code object compiled from the text is gone: the text goes too if it was the last (a set's iteration
+    skips the dead, whichever callback runs first; a count would need a lock a collection could meet held)."""
+    holders = _HOLDERS.get(filename)
+    if holders is None or any(True for _ in holders):
         return
     del _HOLDERS[filename]
     _BESIDE.pop(filename, None)
