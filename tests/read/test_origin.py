@@ -186,6 +186,7 @@ def test_a_function_typed_at_the_prompt(home):
     assert "refused:" in shown, shown
 
 
+@pytest.mark.slow  # 2 s: an interpreter starts
 def test_piped_into_the_prompt(home):
     """No terminal, so no line history: Python 3.13 keeps each input's source; before it, the message says how."""
     command = "import chadpy as chad\ndef f(x):\n    return x * x\n\nchad.grad(f)(2.0)\n"
