@@ -36,8 +36,9 @@ class _Template(NamedTuple):
     kept: tuple  # the objects the key holds by identity, alive while the template is
 
 
-# code -> (key, closure key) -> template; an entry goes with its code (the functions of that code)
-_TEMPLATES: weakref.WeakKeyDictionary[types.CodeType, dict[tuple, _Template]] = weakref.WeakKeyDictionary()
+# id of a code -> (key, closure key) -> template; an entry goes with its code (the functions of that code): a
+# finalizer removes it, so an id here is a live code's (a WeakKeyDictionary's lookup costs a weak reference a call)
+_TEMPLATES: dict[int, dict[tuple, _Template]] = {}
 
 
 def _cell_key(value: Any, first: int) -> tuple:
@@ -73,9 +74,10 @@ def shared_derivative(fn: Any, key: tuple, make: Callable[[], Derivative]) -> De
     closure = closure_key(fn) if isinstance(fn, types.FunctionType) else None
     if closure is None:  # a primitive, or a closure with an empty cell
         return make()
-    templates = _TEMPLATES.get(fn.__code__)
+    templates = _TEMPLATES.get(id(fn.__code__))
     if templates is None:
-        templates = _TEMPLATES[fn.__code__] = {}
+        templates = _TEMPLATES[id(fn.__code__)] = {}
+        weakref.finalize(fn.__code__, _TEMPLATES.pop, id(fn.__code__), None)
     template = templates.get((key, closure))
     if template is not None and template.globals is fn.__globals__ and template.others.still_valid():
         return _bound(template, fn)
