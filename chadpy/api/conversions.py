@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -116,7 +117,7 @@ def has_no_derivative(value: object) -> bool:
     return isinstance(value, (int, np.integer, np.bool_)) or type(value) is np.ndarray and value.dtype.kind in "iub"
 
 
-def check_floats(args: tuple, positions: tuple[int, ...], what: str) -> None:
+def check_floats(args: tuple, positions: tuple[int, ...], what: str, of: Callable) -> None:
     """A derivative asked for with respect to arguments (by `argnums`) needs them to hold floats: an int, a bool, or
     an array of them, is an error that says what to pass instead, as JAX's is (differentiating all arguments, as
     `f.grad` and `vjp` do, gives None for them instead)."""
@@ -132,7 +133,8 @@ def check_floats(args: tuple, positions: tuple[int, ...], what: str) -> None:
             problem = f"a {type(value).__name__} of ints has no derivative: pass floats"
         else:
             continue
-        raise ChadTypeError(f"{what} with respect to argument {i}: {problem}")
+        name = getattr(of, "__name__", None) or type(of).__name__
+        raise ChadTypeError(f"{what} of {name} with respect to argument {i}: {problem}")
 
 
 # ------------------------------------------------------------------ arrays and scalars

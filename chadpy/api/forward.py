@@ -29,7 +29,6 @@ from .plans import (
     argument_positions,
     cache_of,
     marked_derivative,
-    name_of,
     shape_key,
     signature,
     target_of,
@@ -107,7 +106,7 @@ def jvp(f: Callable, primals: tuple | list, tangents: tuple | list, has_aux: boo
         raise ChadError(f"jvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
     for i, (p, t) in enumerate(zip(primals, tangents)):
         if has_no_derivative(p) and t is not None and np.any(t):
-            check_floats(primals, (i,), f"jvp of {name_of(f)} along a tangent {t!r}")
+            check_floats(primals, (i,), "jvp", f)
     out, dout = forward_at(f, primals, tuple(range(len(primals))), tangents)
     if has_aux:
         if not (isinstance(out, tuple) and len(out) == 2):
@@ -194,7 +193,7 @@ def hvp(f: Callable, primals: tuple | list, tangents: tuple | list, argnums: int
     if len(primals) != len(tangents):
         raise ChadError(f"hvp: {len(primals)} primals and {len(tangents)} tangents; give one tangent per argument")
     nums = argument_positions(argnums, len(primals))
-    check_floats(primals, nums, f"hvp of {name_of(f)}")
+    check_floats(primals, nums, "hvp", f)
     out = hessian_vector_at(f, primals, tuple(range(len(primals))), tangents, nums)
     return out[0] if isinstance(argnums, int) else out
 
@@ -238,7 +237,7 @@ def jacfwd(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
 
     def jacobian(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
-        check_floats(args, nums, f"jacfwd of {name_of(f)}")
+        check_floats(args, nums, "jacfwd", f)
         blocks, out, aux = [], None, None
         for i in nums:
             columns, along = [], _tangents_at(f, args, (i,))
@@ -264,7 +263,7 @@ def jacrev(f: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = Fals
 
     def jacobian(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
-        check_floats(args, nums, f"jacrev of {name_of(f)}")
+        check_floats(args, nums, "jacrev", f)
         if has_aux:
             out, pullback, aux = vjp(f, *args, has_aux=True)
         else:
@@ -313,7 +312,7 @@ def hessian(f: Callable, argnums: int | tuple[int, ...] = 0) -> Callable:
 
     def hess(*args: Any) -> Any:
         nums = argument_positions(argnums, len(args))
-        check_floats(args, nums, f"hessian of {name_of(f)}")
+        check_floats(args, nums, "hessian", f)
         rows: list[list[Any]] = [[] for _ in nums]  # rows[a]: the blocks of input nums[a] against each input
         for j in nums:
             products = _products_at(f, args, (j,), nums)

@@ -383,7 +383,7 @@ class PlansByShape:
         """The plan for a call not seen before (or whose derivative is stale), and its parameter values."""
         positions = argument_positions(self.argnums, len(args))
         if self.what is not None and (isinstance(self.argnums, int) or len(set(positions)) < len(args)):
-            check_floats(args, positions, self.what)  # some arguments asked for, not all: they must hold floats
+            check_floats(args, positions, self.what, self.target.fn)  # some arguments asked for: floats
         places = self.places_of.get(len(args))
         if places is None:  # after a bound method's instance; in `*args`
             if len(self.places_of) >= CACHE_SIZE:

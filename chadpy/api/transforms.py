@@ -27,7 +27,6 @@ from .plans import (
     Target,
     cache_of,
     marked_derivative,
-    name_of,
     plan_for,
     scalar_seed,
     seed,
@@ -101,7 +100,7 @@ def make_gradient_function(
     A call with all parameters given by position (the common case) finds its plan by the
     shapes of its arguments alone; other calls bind their arguments first."""
     target = target_of(f)  # once, here: a value chadpy cannot differentiate fails now, not at the first call
-    what = None if every else f"{'value_and_grad' if with_value else 'grad'} of {name_of(f)}"
+    what = None if every else "value_and_grad" if with_value else "grad"
     plans = PlansByShape(target, argnums, simplify, stage, what)
     bound, positional, by_type, by_shape = target.bound, plans.positional, plans.by_type, plans.by_shape
     cache = cache_of(target.fn)  # held here, not by a plan: a plan in its own cache would be a reference cycle

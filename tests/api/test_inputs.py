@@ -80,7 +80,7 @@ def test_an_int_asked_for_suggests_a_float(fn):
         chad.hessian(fn)(2)  # gave nan before
     with pytest.raises(ChadTypeError, match=r"jacfwd of \w+ with respect to argument 0"):
         chad.jacfwd(fn)(np.int64(2))
-    with pytest.raises(ChadTypeError, match=r"jvp of \w+ along a tangent 1\.0 with respect to argument 0: an int"):
+    with pytest.raises(ChadTypeError, match=r"jvp of \w+ with respect to argument 0: an int"):
         chad.jvp(fn, (2,), (1.0,))
 
 
