@@ -39,10 +39,11 @@ def file_lines(fn: types.FunctionType) -> list[str]:
 def texts_for(fn: types.FunctionType) -> list[tuple[str, list[str]]]:
     """The texts fn may have been compiled from, each with its file's name: its file's; for code cloudpickle sent
     by value (which it names "<dynamic-code>"), each text sent with it (`carry`)."""
-    if fn.__code__.co_filename == _BY_VALUE:
+    filename = fn.__code__.co_filename
+    if filename == _BY_VALUE:
         return list(_CARRIED.items())
-    lines = file_lines(fn)
-    return [(fn.__code__.co_filename, lines)] if lines else []
+    lines = file_lines(fn) or _CARRIED.get(filename)  # cloudpickle before 3.1 kept the file's name
+    return [(filename, lines)] if lines else []
 
 
 _BY_VALUE = "<dynamic-code>"  # cloudpickle's file name for the code it sends by value
