@@ -112,29 +112,35 @@ def _zero(t: VType) -> object:
 # ------------------------------------------------------------------ what a derivative can be asked of
 
 
+def _no_derivative(value: object) -> str | None:
+    """Why an int, a bool (Python's or NumPy's) or an array of them has no derivative, and what to pass instead."""
+    if isinstance(value, (bool, np.bool_)):
+        return f"a bool ({value!r}) has no derivative"
+    if isinstance(value, (int, np.integer)):
+        return f"an int ({value!r}) has no derivative: pass the float {float(value)!r}"
+    if type(value) is np.ndarray and value.dtype.kind in "iub":
+        return f"an array of {value.dtype} has no derivative: pass x.astype(float)"
+    return None
+
+
 def has_no_derivative(value: object) -> bool:
     """An int or a bool (Python's or NumPy's), or an array of them."""
-    return isinstance(value, (int, np.integer, np.bool_)) or type(value) is np.ndarray and value.dtype.kind in "iub"
+    return _no_derivative(value) is not None
 
 
 def check_floats(args: tuple, positions: tuple[int, ...], what: str, of: Callable) -> None:
-    """A derivative asked for with respect to arguments (by `argnums`) needs them to hold floats: an int, a bool, or
-    an array of them, is an error that says what to pass instead, as JAX's is (differentiating all arguments, as
-    `f.grad` and `vjp` do, gives None for them instead)."""
+    """A derivative asked for with respect to arguments (by `argnums`) needs them to hold floats: an int, a bool, an
+    array of them or a list of ints is an error that says what to pass instead, as JAX's is (differentiating all
+    arguments, as `f.grad` and `vjp` do, gives None for them instead)."""
     for i in positions:
         value = args[i]
-        if isinstance(value, (bool, np.bool_)):
-            problem = f"a bool ({value!r}) has no derivative"
-        elif isinstance(value, (int, np.integer)):
-            problem = f"an int ({value!r}) has no derivative: pass the float {float(value)!r}"
-        elif type(value) is np.ndarray and value.dtype.kind in "iub":
-            problem = f"an array of {value.dtype} has no derivative: pass x.astype(float)"
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, (int, np.integer)) for v in value):
-            problem = f"a {type(value).__name__} of ints has no derivative: pass floats"
-        else:
-            continue
-        name = getattr(of, "__name__", None) or type(of).__name__
-        raise ChadTypeError(f"{what} of {name} with respect to argument {i}: {problem}")
+        problem = _no_derivative(value)
+        if problem is None and isinstance(value, (list, tuple)) and value:
+            if all(isinstance(v, (int, np.integer)) for v in value):
+                problem = f"a {type(value).__name__} of ints has no derivative: pass floats"
+        if problem is not None:
+            name = getattr(of, "__name__", None) or type(of).__name__
+            raise ChadTypeError(f"{what} of {name} with respect to argument {i}: {problem}")
 
 
 # ------------------------------------------------------------------ arrays and scalars

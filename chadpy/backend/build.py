@@ -12,6 +12,7 @@ from .. import texts
 from ..errors import Loc
 from ..infer.inference import Spec
 from ..ir.types import VType
+from ..read.origin import names_read
 from ..read.source import Watch
 
 _DEEP_RECURSION = 200_000  # Python frames: enough for expressions nested ~10,000 deep
@@ -54,7 +55,7 @@ class Derivative:
     def called(self) -> frozenset[str]:
         """The names of its module's functions that its code calls by name (the others, the entry's two,
         are reached through `forward` and `backward` alone)."""
-        read = set().union(*(_names(f.__code__) for f in self.functions.values()))
+        read = set().union(*(names_read(f.__code__) for f in self.functions.values()))
         return frozenset(self.functions).intersection(read)
 
 
@@ -98,15 +99,6 @@ def rebound(d: Derivative, names: dict[str, object], watch: Watch) -> Derivative
     out = Derivative(forward, backward, d.sig, d.result_type, d.loc, d.source, d.filename, watch, namespace)
     out.functions, out.called = made, d.called  # its module no longer holds them all
     return out
-
-
-def _names(code: types.CodeType) -> set[str]:
-    """The global names a code object and the code nested in it read."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names(const)
-    return names
 
 
 def origin(filename: str, lineno: int) -> Loc | None:

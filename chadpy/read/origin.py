@@ -73,7 +73,7 @@ def texts_of(fn: object) -> dict[str, str]:
             texts.update((name, "".join(lines)) for name, lines in _CARRIED.items())
         elif filename not in texts:
             texts[filename] = "".join(file_lines(f))
-        todo.extend(f.__globals__.get(name) for name in _all_names(f.__code__))
+        todo.extend(f.__globals__.get(name) for name in names_read(f.__code__))
     return {k: v for k, v in texts.items() if v}
 
 
@@ -110,12 +110,18 @@ def is_the_running_code(fn: types.FunctionType, definition: ast.stmt | ast.Lambd
     to fn's code."""
     code = fn.__code__
     if "@pytest_ar" in fn.__globals__:  # a test module whose asserts pytest rewrote as it imported it
-        return any(
-            _same_code(found, code)
-            for found in _codes(
-                _as_pytest_compiles(code.co_filename, "".join(lines)), code.co_name, code.co_firstlineno
-            )
-        )
+        compiled = _as_pytest_compiles(code.co_filename, "".join(lines))
+    else:
+        compiled = _as_cpython_compiled(code, definition, lines)
+    return compiled is not None and any(
+        _same_code(found, code) for found in _codes(compiled, code.co_name, code.co_firstlineno)
+    )
+
+
+def _as_cpython_compiled(
+    code: types.CodeType, definition: ast.stmt | ast.Lambda, lines: list[str]
+) -> types.CodeType | None:
+    """`definition` compiled where CPython compiled `code` (None if it does not compile)."""
     inner: ast.stmt = definition if isinstance(definition, ast.stmt) else ast.Expr(definition)
     parts = code.co_qualname.split(".")
     if len(parts) > 1 and parts[-2] != "<locals>":  # a method: its class mangles `__names` and gives `__class__`
@@ -124,31 +130,26 @@ def is_the_running_code(fn: types.FunctionType, definition: ast.stmt | ast.Lambd
     if free:  # a closure: its free variables are an enclosing function's
         inner = ast.FunctionDef("enclosing", ast.arguments([], free, None, [], [], None, []), [inner], [], None)
     # a method call on a name its module imports compiles otherwise (CPython 3.11 and 3.12: no LOAD_METHOD)
-    imports = [ast.Import([ast.alias(name)]) for name in sorted(_imported(_all_names(code), "".join(lines)))]
+    imports = [ast.Import([ast.alias(name)]) for name in sorted(names_read(code) & _imports_of("".join(lines)))]
     module = ast.fix_missing_locations(ast.Module([*imports, inner], []))
     try:
-        compiled = compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        return compile(module, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except (SyntaxError, ValueError):
-        return False
-    return any(_same_code(found, code) for found in _codes(compiled, code.co_name, code.co_firstlineno))
+        return None
 
 
-def _all_names(code: types.CodeType) -> frozenset[str]:
-    """The names a code object and the code nested in it read."""
+def names_read(code: types.CodeType) -> set[str]:
+    """The global and attribute names a code object and the code nested in it read."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _all_names(const)
-    return frozenset(names)
-
-
-def _imported(names: frozenset[str], text: str) -> frozenset[str]:
-    """Those of `names` an import binds at the top level of `text` (the module, cell or command compiled)."""
-    return names & _imports_of(text)
+            names |= names_read(const)
+    return names
 
 
 @functools.lru_cache(maxsize=32)  # a file's text once while its functions are read
 def _imports_of(text: str) -> frozenset[str]:
+    """The names an import binds at the top level of `text` (the module, cell or command compiled)."""
     try:
         top = symtable.symtable(text, "<text>", "exec")
     except SyntaxError:

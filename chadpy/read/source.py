@@ -149,11 +149,8 @@ def _running_definition(
     """fn's definition in the first of `texts` it is found in and checked to be the code that runs, with that text's
     file name."""
     for filename, lines in texts:
-        try:
-            found = _definition(fn, lines)
-        except (OSError, SyntaxError):
-            continue
-        if found is not None and _runs(fn, *found, lines):
+        found = _running_in(fn, lines)
+        if found is not None:
             return filename, found
     code = fn.__code__
     filename, lines = texts[0]
@@ -165,11 +162,17 @@ def _running_definition(
     )
 
 
-def _runs(fn: types.FunctionType, module: ast.Module, text: str, first: int, lines: list[str]) -> bool:
-    """Whether a definition read at line `first` of `lines` compiles to fn's code."""
-    at_its_lines = ast.parse(text)  # another copy: `module` keeps lines counted from its text's first
-    ast.increment_lineno(at_its_lines, first - 1)
-    return is_the_running_code(fn, at_its_lines.body[0], lines)
+def _running_in(fn: types.FunctionType, lines: list[str]) -> tuple[ast.Module, str, int] | None:
+    """fn's definition in `lines` (`_definition`) if it compiles to fn's code, else None."""
+    try:
+        found = _definition(fn, lines)
+    except (OSError, SyntaxError):
+        return None
+    if found is None:
+        return None
+    at_its_lines = ast.parse(found[1])  # another copy: the definition's keeps lines counted from its text's first
+    ast.increment_lineno(at_its_lines, found[2] - 1)
+    return found if is_the_running_code(fn, at_its_lines.body[0], lines) else None
 
 
 def _from_history(fn: types.FunctionType) -> tuple[ast.Module, str, int] | None:
@@ -182,12 +185,8 @@ def _from_history(fn: types.FunctionType) -> tuple[ast.Module, str, int] | None:
         end = start + 1
         while end < len(history) and (history[end][:1].isspace() or not history[end].strip()):
             end += 1
-        statement = history[start:end]
-        try:
-            found = _definition(fn, statement)
-        except (OSError, SyntaxError):
-            continue
-        if found is not None and _runs(fn, *found, statement):
+        found = _running_in(fn, history[start:end])
+        if found is not None:
             return found
     return None
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import chadpy as chad
+from chadpy.api.plans import cache_of
 from tests.support.paths import ROOT
 
 _ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -148,5 +149,5 @@ def test_the_scaling_out_example_sums_shard_gradients_on_a_dask_cluster():
 def test_cloudpickle_keeps_a_function_s_derivatives_home():
     g = chad.grad(tanh_loss)
     g(POINTS[0])
-    cache = tanh_loss.__dict__["__chad_cache__"]
+    cache = cache_of(tanh_loss)
     assert len(cache) >= 1 and len(pickle.loads(cloudpickle.dumps(cache))) == 0

@@ -4,6 +4,7 @@ that runs: a module edited after it was imported is refused, naming the file."""
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import pty
 import select
@@ -89,27 +90,9 @@ def test_the_check_accepts_what_compiles_alike(tmp_path):
         """,
     )
     x = 0.7
-    expected = 6.0 + math_cos(x) - math_sin(x) + (1 - math_tanh(x) ** 2)
+    expected = 6.0 + math.cos(x) - math.sin(x) + (1 - math.tanh(x) ** 2)
     assert chad.grad(mod.Model().loss)(x) == pytest.approx(expected)
     assert chad.grad(mod.make(5.0))(x) == pytest.approx(10.0 * x)
-
-
-def math_cos(x):
-    import math
-
-    return math.cos(x)
-
-
-def math_sin(x):
-    import math
-
-    return math.sin(x)
-
-
-def math_tanh(x):
-    import math
-
-    return math.tanh(x)
 
 
 def test_python_dash_c_on_every_version():
@@ -162,6 +145,7 @@ def _prompt(lines: list[str], env: dict[str, str], timeout: float = 60.0) -> str
     return out.decode(errors="replace").replace("\r\n", "\n")
 
 
+@pytest.mark.slow  # 2 s: an interpreter at a pseudo-terminal (the history path is the same on 3.11 and 3.12)
 def test_a_function_typed_at_the_prompt(home):
     import readline  # noqa: F401  (the prompt reads through it on this platform)
 
